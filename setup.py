@@ -1,0 +1,45 @@
+"""Install spinup. The CPU build of torch is used when already installed (``pip install
+torch==2.13.0`` first on machines without a GPU); torch has no upper pin."""
+import os.path as osp
+
+from setuptools import find_packages, setup
+
+here = osp.abspath(osp.dirname(__file__))
+version = {}
+with open(osp.join(here, "spinup", "version.py")) as f:
+    exec(f.read(), version)
+
+with open(osp.join(here, "README.md"), encoding="utf-8") as f:
+    long_description = f.read()
+
+setup(
+    name="spinup",
+    version=version["__version__"],
+    description="Spinning Up in Deep RL, rebuilt on PyTorch, gymnasium 1.x and pip-installed MPI.",
+    long_description=long_description,
+    long_description_content_type="text/markdown",
+    python_requires=">=3.9",
+    packages=find_packages(include=["spinup", "spinup.*"]),
+    install_requires=[
+        "torch>=2.0",
+        "numpy>=1.24",
+        "scipy>=1.10",
+        "gymnasium>=1.0",
+        "mpi4py>=4",
+        "mpich",
+        "matplotlib>=3.6",
+        "pandas>=1.5",
+        "seaborn>=0.13",
+        "cloudpickle>=2.0",
+        "tqdm>=4.60",
+    ],
+    extras_require={
+        "test": ["pytest>=7", "pytest-timeout>=2.1", "gymnasium[mujoco]>=1.0"],
+        "mujoco": ["gymnasium[mujoco]>=1.0"],
+        "box2d": ["gymnasium[box2d]>=1.0"],
+        "docs": ["sphinx>=7", "sphinx-rtd-theme>=2.0"],
+        "bench": ["stable-baselines3>=2.3"],
+    },
+    entry_points={"console_scripts": ["spinup=spinup.run:main"]},
+    license="MIT",
+)

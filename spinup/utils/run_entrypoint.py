@@ -1,0 +1,30 @@
+"""Subprocess entry point of :func:`spinup.utils.run_utils.call_experiment`.
+
+Usage (internal): ``python run_entrypoint.py <base64(zlib(cloudpickle(thunk)))>``.
+A ``ValueError`` or ``TypeError`` (how algorithms report bad arguments or an
+unsupported environment) is printed as one line and the process exits with
+code 2; set ``SPINUP_DEBUG=1`` to see the full traceback instead.
+"""
+import base64
+import os
+import sys
+import zlib
+
+
+def main(encoded_thunk):
+    import cloudpickle
+    thunk = cloudpickle.loads(zlib.decompress(base64.b64decode(encoded_thunk)))
+    try:
+        thunk()
+    except (ValueError, TypeError) as e:
+        if os.environ.get("SPINUP_DEBUG"):
+            raise
+        print("error: %s (set SPINUP_DEBUG=1 for the traceback)" % e, file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        print("Interrupted.", file=sys.stderr)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
