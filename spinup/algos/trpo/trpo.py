@@ -495,12 +495,7 @@ def npg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     Returns:
         The trained actor-critic module.
     """
-    return trpo(env_fn, actor_critic=actor_critic, ac_kwargs=ac_kwargs, seed=seed,
-                steps_per_epoch=steps_per_epoch, epochs=epochs, gamma=gamma, delta=delta,
-                vf_lr=vf_lr, train_v_iters=train_v_iters, damping_coeff=damping_coeff,
-                cg_iters=cg_iters, backtrack_iters=backtrack_iters,
-                backtrack_coeff=backtrack_coeff, lam=lam, max_ep_len=max_ep_len,
-                logger_kwargs=logger_kwargs, save_freq=save_freq, algo='npg')
+    return trpo(**locals(), algo='npg')  # locals() here are exactly npg's arguments
 
 
 def _check_spaces(env, algo):
