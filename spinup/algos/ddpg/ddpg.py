@@ -1,0 +1,357 @@
+"""Deep Deterministic Policy Gradient (DDPG), Lillicrap et al. 2015: Q-learning
+with a deterministic policy that maximizes the learned Q-function.
+
+Pseudocode lines (docs/algorithms/ddpg.rst) are referenced as ``[DDPG line N]``.
+"""
+import time
+from copy import deepcopy
+
+import numpy as np
+import torch
+from torch.optim import Adam
+
+import spinup.algos.ddpg.core as core
+from spinup.utils.logx import EpochLogger
+from spinup.utils.mpi_tools import num_procs
+
+
+class ReplayBuffer:
+    """A FIFO experience replay buffer: preallocated float32 numpy arrays, uniform
+    sampling. ``done`` stores ``terminated`` only (a time-limit truncation is not a
+    terminal state, DESIGN 3)."""
+
+    def __init__(self, obs_dim, act_dim, size):
+        self.obs_buf = np.zeros(core.combined_shape(size, obs_dim), dtype=np.float32)
+        self.obs2_buf = np.zeros(core.combined_shape(size, obs_dim), dtype=np.float32)
+        self.act_buf = np.zeros(core.combined_shape(size, act_dim), dtype=np.float32)
+        self.rew_buf = np.zeros(size, dtype=np.float32)
+        self.done_buf = np.zeros(size, dtype=np.float32)
+        self.ptr, self.size, self.max_size = 0, 0, size
+
+    def store(self, obs, act, rew, next_obs, done):
+        """Add one transition, overwriting the oldest once the buffer is full."""
+        self.obs_buf[self.ptr] = obs
+        self.obs2_buf[self.ptr] = next_obs
+        self.act_buf[self.ptr] = act
+        self.rew_buf[self.ptr] = rew
+        self.done_buf[self.ptr] = done
+        self.ptr = (self.ptr + 1) % self.max_size
+        self.size = min(self.size + 1, self.max_size)
+
+    def sample_batch(self, batch_size=32):
+        """Uniformly sample ``batch_size`` stored transitions (with replacement) as a
+        dict of float32 tensors ``obs, obs2, act, rew, done``."""
+        idxs = np.random.randint(0, self.size, size=batch_size)
+        batch = dict(obs=self.obs_buf[idxs], obs2=self.obs2_buf[idxs], act=self.act_buf[idxs],
+                     rew=self.rew_buf[idxs], done=self.done_buf[idxs])
+        return {k: torch.from_numpy(v) for k, v in batch.items()}  # no copy
+
+
+def polyak_update(net, net_targ, polyak):
+    """``theta_targ <- polyak * theta_targ + (1 - polyak) * theta`` for every parameter,
+    in place and without building a graph."""
+    with torch.no_grad():
+        for p, p_targ in zip(net.parameters(), net_targ.parameters()):
+            p_targ.mul_(polyak).add_(p, alpha=1 - polyak)
+
+
+def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
+         steps_per_epoch=4000, epochs=100, replay_size=int(1e6), gamma=0.99,
+         polyak=0.995, pi_lr=1e-3, q_lr=1e-3, batch_size=100, start_steps=10000,
+         update_after=1000, update_every=50, act_noise=0.1, num_test_episodes=10,
+         max_ep_len=1000, logger_kwargs=dict(), save_freq=1):
+    """
+    Deep Deterministic Policy Gradient (DDPG)
+
+    Args:
+        env_fn : A function which creates a copy of the environment.
+            The environment must satisfy the gymnasium API, with a flat ``Box``
+            observation space and a ``Box`` action space with finite bounds.
+
+        actor_critic: The constructor method for a PyTorch Module with an ``act``
+            method, a ``pi`` module, and a ``q`` module, called as
+            ``actor_critic(env.observation_space, env.action_space, **ac_kwargs)``.
+            Actions passed to and returned by ``pi`` and ``q`` are in the
+            policy's units, ``[-1, 1]^act_dim``. The ``act`` method and ``pi``
+            module should accept batches of observations as inputs, and ``q``
+            should accept a batch of observations and a batch of actions as
+            inputs. When called, these should return:
+
+            ===========  ================  ======================================
+            Call         Output Shape      Description
+            ===========  ================  ======================================
+            ``act``      (batch, act_dim)  | Numpy array of actions for each
+                                           | observation, in env units (mapped
+                                           | to the action space's ``low`` /
+                                           | ``high``).
+            ``pi``       (batch, act_dim)  | Tensor containing actions from policy
+                                           | given observations, in ``[-1, 1]``.
+            ``q``        (batch,)          | Tensor containing the current estimate
+                                           | of Q* for the provided observations
+                                           | and actions. (Critical: make sure to
+                                           | flatten this!)
+            ===========  ================  ======================================
+
+        ac_kwargs (dict): Any kwargs appropriate for the ActorCritic object
+            you provided to DDPG (``hidden_sizes``, ``activation``).
+
+        seed (int): Seed for random number generators.
+
+        steps_per_epoch (int): Number of steps of interaction (state-action pairs)
+            for the agent and the environment in each epoch.
+
+        epochs (int): Number of epochs to run and train agent.
+
+        replay_size (int): Maximum length of replay buffer.
+
+        gamma (float): Discount factor. (Always between 0 and 1.)
+
+        polyak (float): Interpolation factor in polyak averaging for target
+            networks. Target networks are updated towards main networks
+            according to :math:`\\theta_{\\text{targ}} \\leftarrow \\rho
+            \\theta_{\\text{targ}} + (1-\\rho) \\theta`, where :math:`\\rho` is
+            polyak. (Always between 0 and 1, usually close to 1.)
+
+        pi_lr (float): Learning rate for policy.
+
+        q_lr (float): Learning rate for Q-network.
+
+        batch_size (int): Minibatch size for SGD.
+
+        start_steps (int): Number of steps for uniform-random action selection,
+            before running real policy. Helps exploration.
+
+        update_after (int): Number of env interactions to collect before
+            starting to do gradient descent updates. Ensures replay buffer
+            is full enough for useful updates.
+
+        update_every (int): Number of env interactions that should elapse
+            between gradient descent updates. Note: Regardless of how long
+            you wait between updates, the ratio of env steps to gradient steps
+            is locked to 1.
+
+        act_noise (float): Stddev for Gaussian exploration noise added to
+            policy at training time, in the policy's ``[-1, 1]`` units (a
+            fraction of the half-width of the action box). (At test time, no
+            noise is added.)
+
+        num_test_episodes (int): Number of episodes to test the deterministic
+            policy at the end of each epoch.
+
+        max_ep_len (int): Maximum length of trajectory / episode / rollout.
+            Reaching it (or the env's own time limit) ends the episode, but the
+            last transition still bootstraps (it is not a terminal state).
+
+        logger_kwargs (dict): Keyword args for EpochLogger.
+
+        save_freq (int): How often (in terms of gap between epochs) to save
+            the current policy and value function.
+
+    Returns:
+        The trained actor-critic module.
+
+    Raises:
+        ValueError: unsupported spaces, bad arguments, or more than one MPI process.
+    """
+    if num_procs() > 1:
+        raise ValueError("ddpg: DDPG cannot use MPI (it does not average gradients over "
+                         "processes); run it with one process (no --cpu / num_cpu=1)")
+
+    logger = EpochLogger(**logger_kwargs)
+    logger.save_config(locals())
+
+    # Batch-100 updates of small MLPs are fastest on one thread: extra threads cost
+    # more in synchronisation than they gain (over 10x slower on a busy machine).
+    # The previous setting is restored before returning.
+    saved_num_threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+
+    torch.manual_seed(seed)
+    np.random.seed(seed)
+
+    env, test_env = env_fn(), env_fn()
+    _check_spaces(env, "ddpg")
+    obs_dim = env.observation_space.shape
+    act_dim = env.action_space.shape[0]
+
+    # Create actor-critic module and target networks   [DDPG line 1]
+    ac = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
+    ac_targ = deepcopy(ac)   # [DDPG line 2: theta_targ <- theta, phi_targ <- phi]
+    # Freeze target networks with respect to optimizers (only update via polyak averaging)
+    for p in ac_targ.parameters():
+        p.requires_grad = False
+
+    # List of the Q-network's parameters, frozen during the policy step.
+    q_params = list(ac.q.parameters())
+
+    # Experience buffer   [DDPG line 1: empty replay buffer D]
+    replay_buffer = ReplayBuffer(obs_dim=obs_dim, act_dim=act_dim, size=replay_size)
+
+    var_counts = tuple(core.count_vars(module) for module in [ac.pi, ac.q])
+    logger.log("\nNumber of parameters: \t pi: %d, \t q: %d\n" % var_counts)
+
+    # Set up function for computing DDPG Q-loss
+    def compute_loss_q(data):
+        o, a, r, o2, d = data["obs"], data["act"], data["rew"], data["obs2"], data["done"]
+
+        q = ac.q(o, a)
+
+        # Bellman backup for Q function   [DDPG line 12]
+        with torch.no_grad():
+            q_pi_targ = ac_targ.q(o2, ac_targ.pi(o2))
+            backup = r + gamma * (1 - d) * q_pi_targ
+
+        # MSE loss against Bellman backup   [DDPG line 13]
+        loss_q = ((q - backup) ** 2).mean()
+
+        # Useful info for logging
+        loss_info = dict(QVals=q.detach().numpy())
+        return loss_q, loss_info
+
+    # Set up function for computing DDPG pi loss   [DDPG line 14]
+    def compute_loss_pi(data):
+        o = data["obs"]
+        q_pi = ac.q(o, ac.pi(o))
+        return -q_pi.mean()
+
+    # Set up optimizers for policy and q-function
+    pi_optimizer = Adam(ac.pi.parameters(), lr=pi_lr)
+    q_optimizer = Adam(q_params, lr=q_lr)
+
+    # Set up model saving
+    logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
+
+    def update(data):
+        # First run one gradient descent step for Q.   [DDPG line 13]
+        q_optimizer.zero_grad()
+        loss_q, loss_info = compute_loss_q(data)
+        loss_q.backward()
+        q_optimizer.step()
+
+        # Freeze Q-network so you don't waste computational effort
+        # computing gradients for it during the policy learning step.
+        for p in q_params:
+            p.requires_grad = False
+
+        # Next run one gradient descent step for pi.   [DDPG line 14]
+        pi_optimizer.zero_grad()
+        loss_pi = compute_loss_pi(data)
+        loss_pi.backward()
+        pi_optimizer.step()
+
+        # Unfreeze Q-network so you can optimize it at next DDPG step.
+        for p in q_params:
+            p.requires_grad = True
+
+        # Record things
+        logger.store(LossQ=loss_q.item(), LossPi=loss_pi.item(), **loss_info)
+
+        # Finally, update target networks by polyak averaging.   [DDPG line 15]
+        polyak_update(ac, ac_targ, polyak)
+
+    def get_action(o, noise_scale):
+        # a = clip(mu(s) + eps, -1, 1), eps ~ N(0, noise_scale^2)   [DDPG line 4]
+        a = ac.pi(torch.as_tensor(o, dtype=torch.float32)).numpy()
+        a += noise_scale * np.random.randn(act_dim).astype(np.float32)
+        return np.clip(a, -1.0, 1.0)
+
+    def test_agent():
+        for j in range(num_test_episodes):
+            o, _ = test_env.reset()
+            done, ep_ret, ep_len = False, 0, 0
+            while not (done or (ep_len == max_ep_len)):
+                # Take deterministic actions at test time (noise_scale=0)
+                o, r, terminated, truncated, _ = test_env.step(
+                    ac.act(torch.as_tensor(o, dtype=torch.float32), deterministic=True))
+                done = terminated or truncated
+                ep_ret += r
+                ep_len += 1
+            logger.store(TestEpRet=ep_ret, TestEpLen=ep_len)
+
+    # Prepare for interaction with environment
+    total_steps = steps_per_epoch * epochs
+    start_time = time.time()
+    o, _ = env.reset(seed=seed)
+    env.action_space.seed(seed)
+    test_env.reset(seed=seed + 1)
+    test_env.action_space.seed(seed + 1)
+    ep_ret, ep_len = 0, 0
+    act_scale, act_bias = ac.act_scale.numpy(), ac.act_bias.numpy()  # [-1,1] -> [low,high]
+
+    # Main loop: collect experience in env and update/log each epoch   [DDPG line 3]
+    for t in range(total_steps):
+
+        # Until start_steps have elapsed, randomly sample actions uniformly over the
+        # action box. Afterwards, use the learned policy.   [DDPG line 4]
+        with torch.no_grad():
+            if t >= start_steps:
+                a = get_action(o, act_noise)
+            else:
+                a = np.random.uniform(-1.0, 1.0, size=act_dim).astype(np.float32)
+
+        # Step the env   [DDPG line 5]
+        o2, r, terminated, truncated, _ = env.step(act_bias + act_scale * a)
+        ep_ret += r
+        ep_len += 1
+
+        # Store experience to replay buffer. Only a true terminal state stops the
+        # bootstrap: truncation and max_ep_len store done=False (DESIGN 3).   [DDPG line 7]
+        replay_buffer.store(o, a, r, o2, float(terminated))
+
+        # Super critical, easy to overlook step: make sure to update
+        # most recent observation!
+        o = o2
+
+        # End of trajectory handling   [DDPG line 8]
+        if terminated or truncated or ep_len == max_ep_len:
+            logger.store(EpRet=ep_ret, EpLen=ep_len)
+            o, _ = env.reset()
+            ep_ret, ep_len = 0, 0
+
+        # Update handling   [DDPG lines 9-11]
+        if t >= update_after and t % update_every == 0:
+            for j in range(update_every):
+                batch = replay_buffer.sample_batch(batch_size)
+                update(data=batch)
+
+        # End of epoch handling
+        if (t + 1) % steps_per_epoch == 0:
+            epoch = (t + 1) // steps_per_epoch
+
+            # Save model
+            if (epoch % save_freq == 0) or (epoch == epochs):
+                logger.save_state({"env": env}, None)
+
+            # Test the performance of the deterministic policy (no noise).
+            test_agent()
+
+            # Log info about epoch
+            logger.log_tabular("Epoch", epoch)
+            logger.log_tabular("EpRet", with_min_and_max=True)
+            logger.log_tabular("TestEpRet", with_min_and_max=True)
+            logger.log_tabular("EpLen", average_only=True)
+            logger.log_tabular("TestEpLen", average_only=True)
+            logger.log_tabular("TotalEnvInteracts", t + 1)
+            logger.log_tabular("QVals", with_min_and_max=True)
+            logger.log_tabular("LossPi", average_only=True)
+            logger.log_tabular("LossQ", average_only=True)
+            logger.log_tabular("Time", time.time() - start_time)
+            logger.dump_tabular()
+    env.close()
+    test_env.close()
+    torch.set_num_threads(saved_num_threads)
+    return ac
+
+
+def _check_spaces(env, name):
+    """DDPG needs a flat Box observation space and a bounded Box action space."""
+    obs_space, act_space = env.observation_space, env.action_space
+    if type(obs_space).__name__ != "Box" or len(obs_space.shape) != 1:
+        raise ValueError(f"{name}: observation space {obs_space} is not supported; it needs a "
+                         "flat Box (wrap the env in gymnasium.wrappers.FlattenObservation)")
+    if type(act_space).__name__ != "Box" or len(act_space.shape) != 1:
+        raise ValueError(f"{name}: action space {act_space} is not supported; {name.upper()} "
+                         "needs a continuous (Box) action space (for Discrete actions use dqn)")
+    if not (np.all(np.isfinite(act_space.low)) and np.all(np.isfinite(act_space.high))):
+        raise ValueError(f"{name}: action space {act_space} has infinite bounds; "
+                         f"{name.upper()} needs finite low/high to scale its tanh policy")
