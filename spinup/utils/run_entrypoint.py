@@ -11,6 +11,15 @@ import sys
 import zlib
 
 
+def _exit(code):
+    """Exit with ``code``; under MPI abort every rank, so none waits forever for this one."""
+    from spinup.utils.mpi_tools import _comm, num_procs
+    sys.stderr.flush()
+    if num_procs() > 1:
+        _comm().Abort(code)
+    sys.exit(code)
+
+
 def main(encoded_thunk):
     import cloudpickle
     thunk = cloudpickle.loads(zlib.decompress(base64.b64decode(encoded_thunk)))
@@ -20,10 +29,10 @@ def main(encoded_thunk):
         if os.environ.get("SPINUP_DEBUG"):
             raise
         print("error: %s (set SPINUP_DEBUG=1 for the traceback)" % e, file=sys.stderr)
-        sys.exit(2)
+        _exit(2)
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
-        sys.exit(130)
+        _exit(130)
 
 
 if __name__ == "__main__":

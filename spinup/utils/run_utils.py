@@ -298,7 +298,7 @@ class ExperimentGrid:
                 if ":" in k:
                     splits = k.split(":")
                     k0 = splits[0]
-                    if k0 in new_var and not isinstance(new_var[k0], dict):
+                    if k0 in new_var and k0 not in unflatten_set:
                         raise ValueError(f"You can't assign multiple values to the same key "
                                          f"({k0!r} and {k!r}).")
                     sub_k = ":".join(splits[1:])

@@ -38,12 +38,12 @@ def convert_json(obj):
     ``"<lambda> at file:line: source"`` string; other objects their attribute
     dict or, failing that, ``str(obj)``.
     """
-    if is_json_serializable(obj):
-        return obj
     if isinstance(obj, dict):
         return {str(convert_json(k)): convert_json(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple, set, frozenset)):
         return [convert_json(x) for x in obj]
+    if is_json_serializable(obj):
+        return obj
     if inspect.isclass(obj):
         return dotted_name(obj)
     if inspect.isfunction(obj) or inspect.ismethod(obj) or inspect.isbuiltin(obj):

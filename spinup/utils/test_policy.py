@@ -90,7 +90,13 @@ def load_pytorch_policy(fpath, itr="last", deterministic=False):
     suffix = _snapshot_suffix(fpath, itr)
     fname = osp.join(fpath, "pyt_save", "model" + suffix + ".pt")
     print("\n\nLoading from %s.\n\n" % fname)
-    saved = torch.load(fname, weights_only=True)
+    try:
+        saved = torch.load(fname, weights_only=True)
+    except Exception as e:  # truncated, corrupted, or not written by spinup
+        raise ValueError(f"{fname} is corrupted or is not a spinup model "
+                         f"({type(e).__name__})") from None
+    if not isinstance(saved, dict):
+        raise ValueError(f"{fname} is not a spinup model")
     if saved.get("format_version") != MODEL_FORMAT_VERSION:
         raise ValueError(f"{fname} has model format {saved.get('format_version')}, this spinup "
                          f"reads format {MODEL_FORMAT_VERSION}")

@@ -1,0 +1,103 @@
+"""EpochLogger statistics and files, config serialization, model save/load round trip."""
+import json
+import os
+
+import gymnasium as gym
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from spinup.utils.logx import EpochLogger, Logger
+from spinup.utils.serialization_utils import convert_json
+
+
+def test_epoch_logger_stats_match_numpy(tmp_path, capsys):
+    logger = EpochLogger(output_dir=str(tmp_path))
+    vals = np.arange(10.0)
+    for v in vals:
+        logger.store(Test=v)
+    logger.store(Arr=np.array([1.0, 2.0]))
+    logger.store(Arr=np.array([3.0]))
+    logger.log_tabular("Test", with_min_and_max=True)
+    logger.log_tabular("Arr", average_only=True)
+    row = dict(logger.log_current_row)
+    logger.dump_tabular()
+    assert row["AverageTest"] == pytest.approx(vals.mean())
+    assert row["StdTest"] == pytest.approx(vals.std())
+    assert (row["MaxTest"], row["MinTest"]) == (9, 0)
+    assert row["Arr"] == pytest.approx(2.0)
+    assert "AverageTest" in capsys.readouterr().out
+
+
+def test_empty_key_logs_nan_and_table_is_flushed(tmp_path):
+    logger = EpochLogger(output_dir=str(tmp_path))
+    for epoch in range(2):
+        if epoch == 0:
+            logger.store(EpRet=1.0)
+        logger.log_tabular("Epoch", epoch)
+        logger.log_tabular("EpRet", with_min_and_max=True)
+        logger.dump_tabular()
+        # flushed at every dump: readable while the run goes on
+        df = pd.read_table(tmp_path / "progress.txt")
+        assert len(df) == epoch + 1
+    assert list(df.columns) == ["Epoch", "AverageEpRet", "StdEpRet", "MaxEpRet", "MinEpRet"]
+    assert np.isnan(df["AverageEpRet"].iloc[1]) and df["AverageEpRet"].iloc[0] == 1.0
+
+
+def test_new_key_after_first_row_is_a_clear_error(tmp_path):
+    logger = Logger(output_dir=str(tmp_path))
+    logger.log_tabular("A", 1)
+    logger.dump_tabular()
+    with pytest.raises(ValueError, match="new key B"):
+        logger.log_tabular("B", 2)
+
+
+def test_save_config_is_readable_json(tmp_path):
+    logger = EpochLogger(output_dir=str(tmp_path), exp_name="cfg")
+    logger.save_config(dict(hid=(64, 64), act=torch.nn.ReLU, fn=lambda: 3, seed=1,
+                            nested=dict(t=(1, 2)), logger=logger))
+    cfg = json.loads((tmp_path / "config.json").read_text())
+    assert cfg["hid"] == [64, 64] and cfg["nested"] == {"t": [1, 2]}
+    assert cfg["act"] == "torch.nn.modules.activation.ReLU"
+    assert cfg["fn"].startswith("<lambda>") and cfg["exp_name"] == "cfg"
+    assert "logger" not in cfg
+    assert convert_json((1, (2, 3))) == [1, [2, 3]]
+
+
+def test_model_round_trip_weights_only(tmp_path):
+    from spinup.algos.ppo.core import MLPActorCritic
+    from spinup.utils.test_policy import load_policy_and_env
+    env = gym.make("Pendulum-v1")
+    kwargs = dict(hidden_sizes=[8, 8], activation=torch.nn.ReLU)
+    ac = MLPActorCritic(env.observation_space, env.action_space, **kwargs)
+    logger = EpochLogger(output_dir=str(tmp_path))
+    logger.setup_pytorch_saver(ac, ac_kwargs=kwargs)
+    logger.save_state({"env": env}, None)
+    logger.save_state({"env": env}, itr=3)
+    saved = torch.load(tmp_path / "pyt_save" / "model.pt", weights_only=True)
+    assert saved["ac_class"] == "spinup.algos.ppo.core.MLPActorCritic"
+    assert saved["ac_kwargs"]["activation"] == {"__dotted__": "torch.nn.modules.activation.ReLU"}
+    assert not [f for f in os.listdir(tmp_path / "pyt_save") if ".tmp" in f]
+    env2, get_action = load_policy_and_env(str(tmp_path), deterministic=True)
+    assert env2.spec.id == "Pendulum-v1"
+    o = np.random.randn(3).astype(np.float32)
+    expected = ac.act(torch.as_tensor(o), deterministic=True)
+    np.testing.assert_allclose(get_action(o), expected)
+    _, get_action3 = load_policy_and_env(str(tmp_path), itr=3, deterministic=True)
+    np.testing.assert_allclose(get_action3(o), expected)
+
+
+def test_env_not_found_error(tmp_path):
+    from spinup.utils.test_policy import run_policy
+    with pytest.raises(RuntimeError, match="Environment not found"):
+        run_policy(None, lambda o: 0)
+
+
+def test_corrupted_model_is_one_clear_error(tmp_path):
+    from conftest import run_cli
+    (tmp_path / "pyt_save").mkdir()
+    (tmp_path / "pyt_save" / "model.pt").write_text("garbage")
+    proc = run_cli("test_policy", tmp_path, "-nr", check=False)
+    assert proc.returncode == 1 and "corrupted" in proc.stderr
+    assert "Traceback" not in proc.stderr
