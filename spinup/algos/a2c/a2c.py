@@ -70,8 +70,23 @@ class A2CBuffer:
         return {k: torch.as_tensor(v, dtype=torch.float32) for k, v in data.items()}
 
 
+def compute_loss(ac, data, ent_coef, vf_coef):
+    """The actor-critic loss of one rollout, ``-J(theta) - beta H + c_v J(psi)``
+    (minimised), and its parts for logging   [A2C lines 12-13]."""
+    obs, act, adv, ret = data["obs"], data["act"], data["adv"], data["ret"]
+    pi, logp = ac.pi(obs, act)
+    # Policy loss: -J(theta) = -mean_t log pi(a_t|s_t) A_t   [A2C line 12]
+    loss_pi = -(logp * adv).mean()
+    # Entropy bonus H[pi(.|s_t)] (Mnih et al. 2016), maximised with weight beta
+    ent = ac.pi.entropy(pi).mean()
+    # Value loss: J(psi) = mean_t (V_psi(s_t) - R_t)^2   [A2C line 13]
+    loss_v = ((ac.v(obs) - ret) ** 2).mean()
+    loss = loss_pi - ent_coef * ent + vf_coef * loss_v
+    return loss, dict(LossPi=loss_pi.item(), LossV=loss_v.item(), Entropy=ent.item())
+
+
 def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
-        steps_per_epoch=4000, epochs=125, n_steps=5, gamma=0.99, lam=1.0, lr=7e-4,
+        steps_per_epoch=4000, epochs=125, n_steps=20, gamma=0.99, lam=1.0, lr=1e-3,
         anneal_lr=True, ent_coef=0.01, vf_coef=0.5, max_grad_norm=0.5, max_ep_len=1000,
         logger_kwargs=dict(), save_freq=10):
     """
@@ -231,19 +246,6 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     # Set up the rollout buffer of this worker
     buf = A2CBuffer(obs_dim, act_dim, n_steps, gamma, lam)
 
-    # The actor-critic loss of one rollout   [A2C lines 12-13]
-    def compute_loss(data):
-        obs, act, adv, ret = data["obs"], data["act"], data["adv"], data["ret"]
-        pi, logp = ac.pi(obs, act)
-        # Policy loss: -J(theta) = -mean_t log pi(a_t|s_t) A_t   [A2C line 12]
-        loss_pi = -(logp * adv).mean()
-        # Entropy bonus H[pi(.|s_t)] (Mnih et al. 2016), maximised with weight beta
-        ent = ac.pi.entropy(pi).mean()
-        # Value loss: J(psi) = mean_t (V_psi(s_t) - R_t)^2   [A2C line 13]
-        loss_v = ((ac.v(obs) - ret) ** 2).mean()
-        loss = loss_pi - ent_coef * ent + vf_coef * loss_v
-        return loss, dict(LossPi=loss_pi.item(), LossV=loss_v.item(), Entropy=ent.item())
-
     # One optimizer for theta and psi (pi and v are separate networks, so the
     # combined loss still gives each its own gradient)
     optimizer = Adam(ac.parameters(), lr=lr)
@@ -260,7 +262,7 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             for group in optimizer.param_groups:
                 group["lr"] = lr * (1 - num_updates / total_updates)
         optimizer.zero_grad()
-        loss, info = compute_loss(data)
+        loss, info = compute_loss(ac, data, ent_coef, vf_coef)
         # Worker: (g_theta, g_psi) = gradients of the loss   [A2C line 14]
         loss.backward()
         # Master: average the workers' gradients (sum / n)   [A2C lines 3-7]

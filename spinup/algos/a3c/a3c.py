@@ -174,8 +174,8 @@ def worker(wid, env_fn_bytes, shared_ac, optimizer, T, stop, msgs, hp):
 
 
 def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
-        steps_per_epoch=10000, epochs=50, num_workers=None, n_steps=5, gamma=0.99, lam=1.0,
-        lr=7e-4, anneal_lr=True, ent_coef=0.01, vf_coef=0.5, max_grad_norm=0.5,
+        steps_per_epoch=10000, epochs=50, num_workers=None, n_steps=20, gamma=0.99, lam=1.0,
+        lr=1e-3, anneal_lr=True, ent_coef=0.01, vf_coef=0.5, max_grad_norm=0.5,
         max_ep_len=1000, num_test_episodes=5, logger_kwargs=dict(), save_freq=10):
     """
     Asynchronous Advantage Actor-Critic (A3C): ``num_workers`` processes update one
