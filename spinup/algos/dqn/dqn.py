@@ -171,8 +171,8 @@ def q_target(q_net, q_targ, data, double=False):
 
 
 def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
-        steps_per_epoch=4000, epochs=25, replay_size=int(1e5), gamma=0.99, lr=5e-4,
-        batch_size=64, start_steps=1000, update_after=1000, update_every=1,
+        steps_per_epoch=4000, epochs=25, replay_size=int(1e5), gamma=0.99, lr=1e-3,
+        batch_size=64, start_steps=1000, update_after=1000, update_every=2,
         target_update_every=500, polyak=None, eps_start=1.0, eps_end=0.05,
         eps_decay_steps=10000, eps_test=0.0, double=False, dueling=False,
         prioritized_replay=False, per_alpha=0.6, per_beta=0.4, per_eps=1e-6, n_step=1,
