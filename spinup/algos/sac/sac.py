@@ -316,7 +316,9 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             alpha = log_alpha.exp().item()
 
         # Finally, update target networks by polyak averaging.   [SAC line 15]
-        polyak_update(ac, ac_targ, polyak)
+        # (SAC has no target policy: only the Q-functions have targets.)
+        polyak_update(ac.q1, ac_targ.q1, polyak)
+        polyak_update(ac.q2, ac_targ.q2, polyak)
 
     def get_action(o, deterministic=False):
         a, _ = ac.pi(torch.as_tensor(o, dtype=torch.float32), deterministic, False)
