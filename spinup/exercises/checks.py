@@ -105,3 +105,463 @@ def _diagnose_1_1(out, want, x, mu, log_std, d):
     return ("values differ from the reference (max abs error %.3g); remember to divide "
             "(x - mu) by sigma = exp(log_std), and to sum over the last dimension"
             % diff.abs().max().item())
+
+
+# --------------------------------------------------------------------------- 1.3
+def check_exercise1_3(target_actions, bellman_backup, q_loss, pi_loss, policy_update_due):
+    """Exercise 1.3: the five TD3 computations, on random inputs."""
+    from spinup.exercises.problem_set_1_solutions import exercise1_3_soln as soln
+    torch.manual_seed(0)
+
+    def smoothing():
+        name = "target_actions"
+        pi_targ = torch.rand(50, 3) * 2 - 1
+        a2 = _as_tensor(call_student(target_actions, pi_targ, 0.0, 0.5, name=name), name,
+                        (50, 3))
+        require(torch.allclose(a2, pi_targ, atol=1e-6),
+                "with target_noise=0 the target actions should equal mu_targ(s')")
+        zeros = torch.zeros(100000, 2)
+        a2 = call_student(target_actions, zeros, 0.2, 0.5, name=name)
+        require(a2.std(0).min() > 0.15 and a2.std(0).max() < 0.25,
+                "smoothing noise should be N(0, target_noise^2) for every element (measured "
+                "std %s with target_noise=0.2)" % a2.std(0).numpy().round(3))
+        require(a2.mean(0).abs().max() < 0.01, "smoothing noise should have mean 0")
+        require(not torch.allclose(a2[:, 0], a2[:, 1]) and a2[:, 0].unique().numel() > 1000,
+                "draw fresh noise for every element (torch.randn_like), not one number")
+        a2 = call_student(target_actions, zeros, 1.0, 0.3, name=name)
+        require(a2.abs().max() <= 0.3 + 1e-6,
+                "the noise must be clipped to [-noise_clip, noise_clip] (got |noise| up to "
+                "%.3f with noise_clip=0.3)" % a2.abs().max())
+        require((a2.abs() > 0.3 - 1e-6).float().mean() > 0.5,
+                "clip the noise itself (with target_noise=1 most of it hits +-noise_clip)")
+        a2 = call_student(target_actions, torch.full((10000, 2), 0.95), 0.2, 0.5, name=name)
+        require(a2.max() <= 1.0 + 1e-6,
+                "clip the smoothed action to the action range [-1, 1] (got %.3f)" % a2.max())
+        require(a2.min() < 0.9, "the noise should also push actions down (mean %.3f)"
+                % a2.mean())
+
+    def backup():
+        name = "bellman_backup"
+        r, q1, q2 = torch.randn(64), torch.randn(64), torch.randn(64)
+        d = (torch.rand(64) < 0.3).float()
+        y = _as_tensor(call_student(bellman_backup, r, d, q1, q2, 0.9, name=name), name, (64,))
+        want = soln.bellman_backup(r, d, q1, q2, 0.9)
+        if not torch.allclose(y, want, atol=1e-5):
+            for cand, hint in [
+                    (r + 0.9 * (1 - d) * torch.max(q1, q2), "use the min of the two target "
+                     "Q-values (clipped double-Q), not the max"),
+                    (r + 0.9 * (1 - d) * q1, "use min(Q1_targ, Q2_targ), not Q1_targ alone"),
+                    (r + 0.9 * (1 - d) * (q1 + q2) / 2, "use min(Q1_targ, Q2_targ), not "
+                     "their mean"),
+                    (r + 0.9 * torch.min(q1, q2), "do not bootstrap from a terminal state: "
+                     "multiply by (1 - d)"),
+                    (r + 0.9 * d * torch.min(q1, q2), "(1 - d), not d: bootstrap only when "
+                     "the state is not terminal")]:
+                if torch.allclose(y, cand, atol=1e-5):
+                    raise Incorrect(hint)
+            raise Incorrect("y should be r + gamma * (1 - d) * min(Q1_targ, Q2_targ)")
+
+    def qloss():
+        name = "q_loss"
+        q1, q2 = torch.randn(32, requires_grad=True), torch.randn(32, requires_grad=True)
+        b = torch.randn(32)
+        loss = call_student(q_loss, q1, q2, b, name=name)
+        require(isinstance(loss, torch.Tensor) and loss.dim() == 0,
+                "q_loss should return a scalar Tensor (shape ()), got %s"
+                % (getattr(loss, "shape", type(loss).__name__),))
+        want = soln.q_loss(q1, q2, b)
+        if not torch.allclose(loss, want, atol=1e-5):
+            if torch.allclose(loss, want / 2, atol=1e-5):
+                raise Incorrect("q_loss is the SUM of the two mean squared errors, not their "
+                                "mean")
+            raise Incorrect("q_loss should be mean((q1 - y)^2) + mean((q2 - y)^2)")
+        loss.backward()
+        require(q1.grad is not None and q2.grad is not None,
+                "q_loss must have gradients with respect to both q1 and q2")
+
+    def piloss():
+        name = "pi_loss"
+        q = torch.randn(32, requires_grad=True)
+        loss = call_student(pi_loss, q, name=name)
+        require(isinstance(loss, torch.Tensor) and loss.dim() == 0,
+                "pi_loss should return a scalar Tensor")
+        if torch.allclose(loss, q.mean(), atol=1e-6):
+            raise Incorrect("wrong sign: the optimizer minimises, and the policy should "
+                            "maximise Q1(s, mu(s))")
+        require(torch.allclose(loss, soln.pi_loss(q), atol=1e-6),
+                "pi_loss should be the negative mean of Q1(s, mu(s))")
+        require(loss.requires_grad, "pi_loss carries no gradient")
+
+    def delay():
+        name = "policy_update_due"
+        for d in (1, 2, 3):
+            got = [bool(call_student(policy_update_due, t, d, name=name)) for t in range(12)]
+            want = [soln.policy_update_due(t, d) for t in range(12)]
+            require(got == want, "with policy_delay=%d the policy should be updated at timer "
+                    "%s, got %s" % (d, [t for t in range(12) if want[t]],
+                                    [t for t in range(12) if got[t]]))
+
+    return _result("Exercise 1.3 (TD3 computations)", [
+        ("target policy smoothing (target_actions)", smoothing),
+        ("clipped double-Q target (bellman_backup)", backup),
+        ("Q-loss (q_loss)", qloss),
+        ("policy loss (pi_loss)", piloss),
+        ("delayed policy updates (policy_update_due)", delay),
+    ])
+
+
+# --------------------------------------------------------------------------- 3.1
+def _brute_rtg(rews, last_val, gamma):
+    T = len(rews)
+    return np.array([sum(gamma ** (k - t) * rews[k] for k in range(t, T))
+                     + gamma ** (T - t) * last_val for t in range(T)])
+
+
+def _brute_gae(rews, vals, last_val, gamma, lam):
+    T = len(rews)
+    v = list(vals) + [last_val]
+    deltas = [rews[t] + gamma * v[t + 1] - v[t] for t in range(T)]
+    return np.array([sum((gamma * lam) ** (l - t) * deltas[l] for l in range(t, T))
+                     for t in range(T)])
+
+
+def check_exercise3_1(rewards_to_go, gae_advantages):
+    """Exercise 3.1: rewards-to-go and GAE-lambda against a brute-force double loop."""
+    rng = np.random.default_rng(0)
+    cases = [(T, last_val, gamma, lam) for T in (1, 2, 7, 60)
+             for last_val in (0.0, 3.7) for gamma, lam in ((0.99, 0.95), (0.9, 0.5))]
+
+    def as_array(out, name, T):
+        out = np.asarray(out.detach() if hasattr(out, "detach") else out, dtype=np.float64)
+        require(out.shape == (T,), f"{name} returned shape {out.shape}, expected ({T},)")
+        return out
+
+    def rtg():
+        for T, last_val, gamma, _ in cases:
+            rews = rng.normal(size=T).astype(np.float32)
+            got = as_array(call_student(rewards_to_go, rews.copy(), last_val, gamma,
+                                        name="rewards_to_go"), "rewards_to_go", T)
+            want = _brute_rtg(rews, last_val, gamma)
+            if not _close(got, want):
+                if _close(got, _brute_rtg(rews, 0.0, gamma)):
+                    raise Incorrect("last_val is ignored: a cut-off trajectory must "
+                                    "bootstrap with gamma^(T-t) * last_val")
+                if _close(got, _brute_rtg(rews, last_val, 1.0)):
+                    raise Incorrect("the rewards are not discounted by gamma")
+                if T > 1 and _close(got[:-1], want[1:]):
+                    raise Incorrect("off by one: R_t includes r_t itself")
+                raise Incorrect("rewards_to_go differs from the definition (T=%d, last_val=%s, "
+                                "gamma=%s; max error %.3g)" % (T, last_val, gamma,
+                                                               np.abs(got - want).max()))
+
+    def gae():
+        for T, last_val, gamma, lam in cases:
+            rews = rng.normal(size=T).astype(np.float32)
+            vals = rng.normal(size=T).astype(np.float32)
+            got = as_array(call_student(gae_advantages, rews.copy(), vals.copy(), last_val,
+                                        gamma, lam, name="gae_advantages"), "gae_advantages", T)
+            want = _brute_gae(rews, vals, last_val, gamma, lam)
+            if not _close(got, want):
+                for cand, hint in [
+                        (_brute_gae(rews, vals, 0.0, gamma, lam),
+                         "last_val is ignored: delta_{T-1} = r_{T-1} + gamma * last_val - "
+                         "V(s_{T-1})"),
+                        (_brute_gae(rews, vals, last_val, gamma, 1.0),
+                         "lambda is ignored: the deltas are discounted by gamma * lam"),
+                        (_brute_gae(rews, vals, last_val, 1.0, lam) if gamma != 1 else None,
+                         "gamma is missing somewhere (deltas and the sum both use it)"),
+                        (_brute_rtg(rews, last_val, gamma) - vals,
+                         "this is R_t - V(s_t) (lambda = 1), not GAE-lambda"),
+                        (_brute_gae(rews, vals, last_val, lam, gamma),
+                         "lambda only discounts the sum of deltas; the deltas use gamma")]:
+                    if cand is not None and _close(got, cand):
+                        raise Incorrect(hint)
+                raise Incorrect("gae_advantages differs from the definition (T=%d, "
+                                "last_val=%s, gamma=%s, lam=%s; max error %.3g)"
+                                % (T, last_val, gamma, lam, np.abs(got - want).max()))
+
+    def limits():
+        rews = rng.normal(size=20)
+        vals = rng.normal(size=20)
+        a0 = as_array(call_student(gae_advantages, rews, vals, 1.5, 0.99, 0.0,
+                                   name="gae_advantages"), "gae_advantages", 20)
+        deltas = rews + 0.99 * np.append(vals[1:], 1.5) - vals
+        require(_close(a0, deltas), "with lam=0 the advantages should be the TD residuals")
+        a1 = as_array(call_student(gae_advantages, rews, vals, 1.5, 0.99, 1.0,
+                                   name="gae_advantages"), "gae_advantages", 20)
+        r = as_array(call_student(rewards_to_go, rews, 1.5, 0.99, name="rewards_to_go"),
+                     "rewards_to_go", 20)
+        require(_close(a1, r - vals), "with lam=1 the advantages should be R_t - V(s_t)")
+
+    return _result("Exercise 3.1 (rewards-to-go and GAE-lambda)", [
+        ("rewards_to_go matches the definition (terminated and cut-off trajectories)", rtg),
+        ("gae_advantages matches the definition", gae),
+        ("lam=0 gives TD residuals, lam=1 gives R_t - V(s_t)", limits),
+    ])
+
+
+# --------------------------------------------------------------------------- 3.2
+def _spd(n, cond, seed):
+    rng = np.random.default_rng(seed)
+    q, _ = np.linalg.qr(rng.normal(size=(n, n)))
+    return q @ np.diag(np.geomspace(1.0, cond, n)) @ q.T
+
+
+class _TinyPolicy:
+    """A categorical MLP policy with explicit parameter tensors, and the mean KL from
+    its current (frozen) distribution to the one given by any parameter vector."""
+
+    def __init__(self, seed=0, obs_dim=3, hid=4, n_act=3, batch=16):
+        g = torch.Generator().manual_seed(seed)
+        self.shapes = [(hid, obs_dim), (hid,), (n_act, hid), (n_act,)]
+        self.params = [(torch.randn(*s, generator=g) * 0.7).requires_grad_(True)
+                       for s in self.shapes]
+        self.obs = torch.randn(batch, obs_dim, generator=g)
+        with torch.no_grad():
+            self.logp_old = self._logp(self.params)
+
+    def _logp(self, ps):
+        w1, b1, w2, b2 = ps
+        return torch.log_softmax(torch.tanh(self.obs @ w1.T + b1) @ w2.T + b2, dim=-1)
+
+    def kl_of(self, ps):
+        """Mean KL(pi_old || pi_ps); 0 with zero gradient at ps = params."""
+        logp = self._logp(ps)
+        return (self.logp_old.exp() * (self.logp_old - logp)).sum(-1).mean()
+
+    def hessian(self):
+        flat = torch.cat([p.detach().reshape(-1) for p in self.params])
+
+        def f(v):
+            ps, i = [], 0
+            for s in self.shapes:
+                n = int(np.prod(s))
+                ps.append(v[i:i + n].reshape(s))
+                i += n
+            return self.kl_of(ps)
+        return torch.autograd.functional.hessian(f, flat)
+
+
+def check_exercise3_2(conjugate_gradient, hessian_vector_product):
+    """Exercise 3.2: CG against ``np.linalg.solve`` and the reference iterates; the
+    Hessian-vector product against the explicit Hessian of a small policy's KL."""
+    from spinup.exercises.problem_set_3_solutions import exercise3_2_soln as soln
+
+    def to_np(out, name, n):
+        require(isinstance(out, (torch.Tensor, np.ndarray)),
+                f"{name} should return a 1-D tensor, got {type(out).__name__}")
+        out = np.asarray(out.detach() if isinstance(out, torch.Tensor) else out,
+                         dtype=np.float64)
+        require(out.shape == (n,), f"{name} returned shape {out.shape}, expected ({n},)")
+        return out
+
+    def cg_exact():
+        n = 12
+        A = _spd(n, 50.0, 1)
+        b = torch.as_tensor(np.random.default_rng(2).normal(size=n))
+        A_t = torch.as_tensor(A)
+        calls = []
+
+        def Ax(v):
+            calls.append(1)
+            return A_t @ v
+        x = to_np(call_student(conjugate_gradient, Ax, b.clone(), 2 * n, 1e-20,
+                               name="conjugate_gradient"), "conjugate_gradient", n)
+        require(len(calls) <= 2 * n + 1, "conjugate_gradient called Ax %d times for "
+                "cg_iters=%d" % (len(calls), 2 * n))
+        want = np.linalg.solve(A, b.numpy())
+        err = np.linalg.norm(x - want) / np.linalg.norm(want)
+        require(err < 1e-6, "with cg_iters >= dim, CG should solve A x = b (relative error "
+                "%.2g; check the signs of the x and r updates and the beta = r'r_new / r'r "
+                "ratio)" % err)
+
+    def cg_iterates():
+        n = 30
+        A_t = torch.as_tensor(_spd(n, 1e3, 3))
+        b = torch.as_tensor(np.random.default_rng(4).normal(size=n))
+        for k in (1, 3, 5):
+            calls = []
+
+            def Ax(v):
+                calls.append(1)
+                return A_t @ v
+            x = to_np(call_student(conjugate_gradient, Ax, b.clone(), k, 1e-10,
+                                   name="conjugate_gradient"), "conjugate_gradient", n)
+            want = soln.conjugate_gradient(lambda v: A_t @ v, b.clone(), k, 1e-10).numpy()
+            require(len(calls) <= k + 1, "cg_iters=%d but Ax was called %d times"
+                    % (k, len(calls)))
+            require(_close(x, want, atol=1e-7, rtol=1e-6),
+                    "after cg_iters=%d iterations x differs from conjugate gradient's iterate "
+                    "(start from x = 0, r = p = b; alpha = r'r / p'Ap)" % k)
+
+    def cg_tol():
+        b = torch.tensor([1e-6, 0.0, 0.0], dtype=torch.float64)
+        calls = []
+
+        def Ax(v):
+            calls.append(1)
+            return 2 * v
+        x = to_np(call_student(conjugate_gradient, Ax, b, 10, 1e-10,
+                               name="conjugate_gradient"), "conjugate_gradient", 3)
+        require(len(calls) == 0 and np.allclose(x, 0), "when r'r < residual_tol already, "
+                "CG should stop at once and return x = 0")
+
+    def hvp():
+        pol = _TinyPolicy(seed=5)
+        kl = pol.kl_of(pol.params)
+        damping = 0.1
+        Hx = call_student(hessian_vector_product, kl, pol.params, damping,
+                          name="hessian_vector_product")
+        require(callable(Hx), "hessian_vector_product should return a function Hx(x)")
+        H = pol.hessian().double().numpy()
+        n = H.shape[0]
+        rng = np.random.default_rng(6)
+        for i in range(3):  # several calls on the same graph
+            x = torch.as_tensor(rng.normal(size=n), dtype=torch.float32)
+            got = to_np(call_student(Hx, x, name="Hx (returned by hessian_vector_product)"),
+                        "Hx", n)
+            want = H @ x.double().numpy() + damping * x.double().numpy()
+            if not _close(got, want, atol=1e-4, rtol=1e-3):
+                if _close(got, H @ x.double().numpy(), atol=1e-4, rtol=1e-3):
+                    raise Incorrect("the damping term is missing: return (H + damping * I) x")
+                if _close(got, damping * x.double().numpy(), atol=1e-4, rtol=1e-3):
+                    raise Incorrect("only the damping term is there: at the old policy the "
+                                    "KL gradient is 0 but its Hessian is not (differentiate "
+                                    "grad(KL) . x once more)")
+                raise Incorrect("Hx(x) differs from (H + damping * I) x computed from the "
+                                "explicit Hessian (max error %.3g)" % np.abs(got - want).max())
+
+    def hvp_in_trpo():
+        # CG with the student's Hx must find the natural gradient direction H^-1 g.
+        pol = _TinyPolicy(seed=7)
+        kl = pol.kl_of(pol.params)
+        Hx = call_student(hessian_vector_product, kl, pol.params, 0.1,
+                          name="hessian_vector_product")
+        H = pol.hessian().double().numpy() + 0.1 * np.eye(sum(p.numel() for p in pol.params))
+        g = torch.as_tensor(np.random.default_rng(8).normal(size=H.shape[0]),
+                            dtype=torch.float32)
+        x = soln.conjugate_gradient(lambda v: call_student(Hx, v, name="Hx"), g, 60, 1e-12)
+        want = np.linalg.solve(H, g.double().numpy())
+        err = np.linalg.norm(x.detach().double().numpy() - want) / np.linalg.norm(want)
+        require(err < 1e-2, "CG with your Hx does not find H^-1 g (relative error %.2g)" % err)
+
+    return _result("Exercise 3.2 (conjugate gradient, KL Hessian-vector product)", [
+        ("CG solves A x = b when cg_iters >= dim", cg_exact),
+        ("CG iterates match after 1, 3 and 5 iterations", cg_iterates),
+        ("CG stops when the residual is already below residual_tol", cg_tol),
+        ("Hx(x) = (H + damping I) x against the explicit KL Hessian", hvp),
+        ("CG with your Hx finds the natural gradient H^-1 g", hvp_in_trpo),
+    ])
+
+
+# --------------------------------------------------------------------------- 3.3
+def _brute_n_step(rews, term, ends, vals, gamma, n, cross_ends=False, term_bootstrap=False,
+                  ends_are_terminal=False, disc_off_by_one=False):
+    """Reference n-step targets, and (via the flags) the usual mistakes."""
+    T = len(rews)
+    y = np.zeros(T)
+    for t in range(T):
+        m = 0
+        while m < n and t + m < T:
+            m += 1
+            if ends[t + m - 1] and not cross_ends:
+                break
+        j = t + m - 1
+        ret = sum(gamma ** k * rews[t + k] for k in range(m))
+        dead = ends[j] if ends_are_terminal else term[j]
+        if term_bootstrap:
+            dead = 0.0
+        y[t] = ret + gamma ** (m - 1 if disc_off_by_one else m) * (1 - dead) * vals[j]
+    return y
+
+
+def _episodes(rng, T):
+    """Random episode boundaries: some terminated, some truncated."""
+    term, ends = np.zeros(T), np.zeros(T)
+    t = 0
+    while t < T:
+        t += int(rng.integers(1, 6))
+        if t <= T:
+            ends[t - 1] = 1
+            term[t - 1] = float(rng.random() < 0.5)
+    return term, ends
+
+
+def check_exercise3_3(double_dqn_next_values, n_step_targets):
+    """Exercise 3.3: Double-DQN bootstrap values and n-step targets against a
+    brute-force loop, with terminations, truncations and data ends."""
+    rng = np.random.default_rng(0)
+
+    def double_q():
+        name = "double_dqn_next_values"
+        qo, qt = torch.randn(64, 5), torch.randn(64, 5)
+        got = _as_tensor(call_student(double_dqn_next_values, qo, qt, name=name), name,
+                         (64,))
+        want = qt[torch.arange(64), qo.argmax(1)]
+        if not torch.allclose(got, want, atol=1e-6):
+            for cand, hint in [
+                    (qt.max(1).values, "this is vanilla DQN (max of Q_targ): let the ONLINE "
+                     "network choose the action, the target network evaluate it"),
+                    (qo.max(1).values, "the online network evaluates too: use Q_targ at the "
+                     "online network's argmax"),
+                    (qo[torch.arange(64), qt.argmax(1)], "the roles are swapped: the online "
+                     "network selects (argmax), the target network evaluates")]:
+                if torch.allclose(got, cand, atol=1e-6):
+                    raise Incorrect(hint)
+            raise Incorrect("should be Q_targ(s', argmax_a Q(s', a)) for each row")
+
+    def targets(n_values):
+        name = "n_step_targets"
+        for n in n_values:
+            for gamma in (0.9, 0.5):
+                T = 40
+                rews = rng.normal(size=T)
+                vals = rng.normal(size=T) * 3
+                term, ends = _episodes(rng, T)
+                args = [torch.as_tensor(a, dtype=torch.float32) for a in (rews, term, ends, vals)]
+                got = _as_tensor(call_student(n_step_targets, *args, gamma, n, name=name),
+                                 name, (T,)).detach().double().numpy()
+                want = _brute_n_step(rews, term, ends, vals, gamma, n)
+                if _close(got, want):
+                    continue
+                for flags, hint in [
+                        (dict(term_bootstrap=True), "you bootstrap through terminal states: "
+                         "multiply the bootstrap by (1 - terminated)"),
+                        (dict(ends_are_terminal=True), "a truncated episode (ends=1, "
+                         "terminated=0) must still bootstrap from its last next state"),
+                        (dict(cross_ends=True), "the n-step sum crosses into the next "
+                         "episode: stop summing at a transition with ends=1"),
+                        (dict(disc_off_by_one=True), "the bootstrap is discounted by "
+                         "gamma^m, where m is the number of rewards summed"),
+                        (dict(cross_ends=True, term_bootstrap=True),
+                         "episode boundaries are ignored entirely")]:
+                    if _close(got, _brute_n_step(rews, term, ends, vals, gamma, n, **flags)):
+                        raise Incorrect(hint + " (n=%d)" % n)
+                bad = np.flatnonzero(~np.isclose(got, want, atol=1e-4, rtol=1e-4))
+                t = int(bad[0])
+                raise Incorrect("n=%d, gamma=%s: y[%d] = %.4f, expected %.4f (rewards %s, "
+                                "terminated %s, ends %s)" % (
+                                    n, gamma, t, got[t], want[t],
+                                    np.round(rews[t:t + n], 3).tolist(),
+                                    term[t:t + n].tolist(), ends[t:t + n].tolist()))
+
+    def data_end():
+        name = "n_step_targets"
+        # One unfinished episode: the last transitions have fewer than n rewards left.
+        rews = torch.ones(4)
+        zeros = torch.zeros(4)
+        vals = torch.full((4,), 10.0)
+        got = call_student(n_step_targets, rews, zeros, zeros, vals, 0.5, 3, name=name)
+        want = torch.tensor([1 + .5 + .25 + .125 * 10, 1 + .5 + .25 + .125 * 10,
+                             1 + .5 + .25 * 10, 1 + .5 * 10])
+        require(torch.allclose(got.float(), want, atol=1e-5),
+                "near the end of the data, sum the rewards that exist and bootstrap from "
+                "the last next state (expected %s, got %s)" % (want.tolist(),
+                                                                got.float().tolist()))
+
+    return _result("Exercise 3.3 (Double-DQN n-step targets)", [
+        ("Double-DQN bootstrap values", double_q),
+        ("one-step targets (n=1) with terminations and truncations", lambda: targets([1])),
+        ("n-step targets (n=3, 5) stop at episode ends", lambda: targets([3, 5])),
+        ("n-step sums stop at the end of the data", data_end),
+    ])
