@@ -2,6 +2,7 @@
 
     python benchmarks/dqn_ablation.py run  --data_dir DIR --epochs 8 --seed 0 [--variants ...]
     python benchmarks/dqn_ablation.py plot --data_dir DIR --out docs/images/dqn_ablation.png
+    python benchmarks/dqn_ablation.py table --extra name=path/progress.txt ... [--target 475]
 
 ``run`` trains each variant (default settings plus its switch) and writes
 ``DIR/abl_<variant>/progress.txt``; ``plot`` draws AverageTestEpRet against
@@ -30,6 +31,20 @@ def run(args):
             logger_kwargs=dict(output_dir=out), **VARIANTS[name])
 
 
+def table(args):
+    """RST table: per run, last epoch reached, its AverageTestEpRet, the best one, and
+    the first TotalEnvInteracts with AverageTestEpRet >= --target."""
+    import pandas as pd
+    print(f"{'run':28s} {'steps':>7s} {'last':>8s} {'best':>8s} {'first>=target':>14s}")
+    for e in args.extra:
+        name, path = e.split("=", 1)
+        df = pd.read_table(path)
+        hit = df[df["AverageTestEpRet"] >= args.target]["TotalEnvInteracts"]
+        print(f"{name:28s} {df['TotalEnvInteracts'].iloc[-1]:7d} "
+              f"{df['AverageTestEpRet'].iloc[-1]:8.1f} {df['AverageTestEpRet'].max():8.1f} "
+              f"{(str(hit.iloc[0]) if len(hit) else '-'):>14s}")
+
+
 def plot(args):
     import matplotlib
     matplotlib.use("Agg")
@@ -46,7 +61,7 @@ def plot(args):
         ax.plot(df["TotalEnvInteracts"], df["AverageTestEpRet"], label=name, marker=".")
     ax.set_xlabel("TotalEnvInteracts")
     ax.set_ylabel("AverageTestEpRet (10 greedy episodes)")
-    ax.set_title(f"DQN ablation, {args.env}, seed {args.seed}")
+    ax.set_title(args.title or f"DQN ablation, {args.env}, seed {args.seed}")
     ax.legend()
     ax.grid(alpha=0.3)
     fig.tight_layout()
@@ -56,8 +71,10 @@ def plot(args):
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
-    p.add_argument("cmd", choices=["run", "plot"])
-    p.add_argument("--data_dir", required=True)
+    p.add_argument("cmd", choices=["run", "plot", "table"])
+    p.add_argument("--data_dir", default=".")
+    p.add_argument("--target", type=float, default=475)
+    p.add_argument("--title", default="")
     p.add_argument("--env", default="CartPole-v1")
     p.add_argument("--epochs", type=int, default=8)
     p.add_argument("--seed", type=int, default=0)
@@ -66,4 +83,4 @@ if __name__ == "__main__":
     p.add_argument("--max_steps", type=int, default=0)
     p.add_argument("--out", default="docs/images/dqn_ablation.png")
     a = p.parse_args()
-    run(a) if a.cmd == "run" else plot(a)
+    {"run": run, "plot": plot, "table": table}[a.cmd](a)
