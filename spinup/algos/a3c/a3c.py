@@ -151,14 +151,14 @@ def worker(wid, env_fn_bytes, shared_ac, optimizer, T, stop, msgs, hp):
                 torch.nn.utils.clip_grad_norm_(local_ac.parameters(), hp["max_grad_norm"])
             # Send them to the master: the shared model's .grad (in this process) points
             # at the local gradients; then one optimizer step on the shared tensors.
-            # No lock: other workers may be reading or writing theta right now.  [A3C line 6]
+            # No lock: other workers may be reading or writing theta right now.  [A3C line 3]
             for shared_p, local_p in zip(shared_ac.parameters(), local_ac.parameters()):
                 shared_p.grad = local_p.grad
             if hp["anneal_lr"]:
                 for group in optimizer.param_groups:
                     group["lr"] = hp["lr"] * max(0.0, 1 - T.value / hp["total_steps"])
             optimizer.step()
-            # Global step counter T <- T + n_steps (the only locked operation)
+            # Global step counter T <- T + n_steps (the only locked operation)  [A3C line 4]
             with T.get_lock():
                 T.value += hp["n_steps"]
                 T_now = T.value
@@ -192,54 +192,22 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             ``step`` method, an ``act`` method, a ``pi`` module, and a ``v``
             module, called as
             ``actor_critic(env.observation_space, env.action_space, **ac_kwargs)``.
-            It must be importable (workers receive it by reference). The
-            ``step`` method should accept a batch of observations and return:
+            It must be importable (workers receive it by reference). Required
+            members (the same as for A2C and PPO):
 
-            ===========  ================  ======================================
-            Symbol       Shape             Description
-            ===========  ================  ======================================
-            ``a``        (batch, act_dim)  | Numpy array of actions for each
-                                           | observation.
-            ``v``        (batch,)          | Numpy array of value estimates
-                                           | for the provided observations.
-            ``logp_a``   (batch,)          | Numpy array of log probs for the
-                                           | actions in ``a`` (unused by A3C).
-            ===========  ================  ======================================
-
-            The ``act(obs, deterministic=False)`` method behaves the same as
-            ``step`` but only returns ``a`` (the mode of the policy when
-            ``deterministic``).
-
-            The ``pi`` module's forward call should accept a batch of
-            observations and optionally a batch of actions, and return:
-
-            ===========  ================  ======================================
-            Symbol       Shape             Description
-            ===========  ================  ======================================
-            ``pi``       N/A               | Torch Distribution object, containing
-                                           | a batch of distributions describing
-                                           | the policy for the provided observations.
-            ``logp_a``   (batch,)          | Optional (only returned if batch of
-                                           | actions is given). Tensor containing
-                                           | the log probability, according to
-                                           | the policy, of the provided actions.
-                                           | If actions not given, will contain
-                                           | ``None``.
-            ===========  ================  ======================================
-
-            ``pi.entropy(dist)`` should return the entropy (batch,) of each
-            distribution in ``dist`` (summed over action dimensions).
-
-            The ``v`` module's forward call should accept a batch of observations
-            and return:
-
-            ===========  ================  ======================================
-            Symbol       Shape             Description
-            ===========  ================  ======================================
-            ``v``        (batch,)          | Tensor containing the value estimates
-                                           | for the provided observations. (Critical:
-                                           | make sure to flatten this!)
-            ===========  ================  ======================================
+            ==============================  ======================================
+            Member                          Returns (shapes)
+            ==============================  ======================================
+            ``step(obs)``                   numpy ``a`` (batch, act_dim), ``v``
+                                            (batch,), ``logp_a`` (batch,)
+            ``act(obs, deterministic)``     numpy ``a`` (batch, act_dim): a sample,
+                                            or the mode when ``deterministic``
+            ``pi(obs, act=None)``           torch Distribution ``pi`` and
+                                            ``logp_a`` (batch,) of ``act``, or
+                                            ``None`` if no ``act`` was given
+            ``pi.entropy(pi)``              entropy of each distribution (batch,)
+            ``v(obs)``                      tensor ``v`` (batch,) (flattened!)
+            ==============================  ======================================
 
         ac_kwargs (dict): Any kwargs appropriate for the ActorCritic object
             you provided to A3C (``hidden_sizes``, ``activation``).
@@ -396,7 +364,7 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             if in_main_thread:
                 signal.signal(signal.SIGINT, old_handler)
         for epoch in range(epochs):
-            # Master: wait while the workers update theta   [A3C lines 2-7]
+            # Main process: wait while the workers update theta   [A3C lines 6-7]
             while T.value < (epoch + 1) * steps_per_epoch:
                 poll(0.05)
                 if all(p.exitcode == 0 for p in procs) and T.value < total_steps:
