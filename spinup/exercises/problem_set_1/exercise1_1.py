@@ -11,7 +11,6 @@ Run this file to check your work::
     python -m spinup.exercises.problem_set_1.exercise1_1
 """
 import argparse
-import sys
 
 import numpy as np
 import torch

@@ -2,7 +2,6 @@
 student's policy into our PPO, the structural checks, and the PPO run with its
 success criterion."""
 import argparse
-import os
 import os.path as osp
 import time
 
@@ -10,8 +9,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from spinup.exercises.common import (Incorrect, call_student, finish, print_result, require,
-                                     run_checks)
+from spinup.exercises.common import call_student, finish, require, run_checks
 
 
 class _Critic(nn.Module):

@@ -16,7 +16,6 @@ of your choosing. ``--use_soln`` runs spinup's TD3 instead of yours. Anecdotally
 within 10 epochs the test score in HalfCheetah should go over 300, and the score in
 InvertedPendulum should max out at 150.
 """
-import argparse
 import time
 from copy import deepcopy
 
