@@ -8,7 +8,7 @@ no evaluation episodes. spinup runs at its default ``update_every=50`` (50 steps
 interaction, then 50 gradient steps) and at ``update_every=1`` (SB3's schedule).
 
 The numbers are steps / CPU-second of this process (robust on a shared machine) and
-steps / wall-second. Usage::
+steps / wall-second, over whole runs (random steps included), after an untimed warm-up. Usage::
 
     python benchmarks/offpolicy_speed.py [--steps 3000] [--repeats 1]
 """
@@ -72,6 +72,10 @@ def main():
         sb3_version = None
     print(f"torch {torch.__version__}, SB3 {sb3_version}, {args.steps} steps "
           f"({args.steps - 1000} with updates), cores {os.cpu_count()}")
+    # Warm-up (first-call costs of torch kernels and imports), not timed.
+    spinup_run("sac", 300, 50)
+    if sb3_version:
+        sb3_run("sac", 300)
     rows = []
     for _ in range(args.repeats):
         for algo in ("sac", "td3"):   # interleaved, so load changes hit every variant
