@@ -28,7 +28,7 @@ for path in sorted(glob.glob(os.path.join(OUT, "**", "progress.txt"), recursive=
     thr = THRESHOLDS.get(env)
     hit = df.index[df["AverageEpRet"] >= thr] if thr is not None else []
     rows.append(dict(run=os.path.relpath(run_dir, OUT), algo=cfg.get("algo", "?"),
-                     cpu=cfg.get("num_cpu", 1), env=env, epochs=len(df),
+                     env=env, epochs=len(df),
                      final=round(df["AverageEpRet"].iloc[-1], 1),
                      best=round(df["AverageEpRet"].max(), 1),
                      first_hit=(int(df["Epoch"][hit[0]]) if len(hit) else "-"),
