@@ -62,11 +62,11 @@ def test_box_action_error(tmp_path):
 
 
 def test_learns_cartpole(tmp_path, progress):
-    """Fixed seed, 20k steps, all switches on: the greedy policy balances the pole
-    far longer than a random one (~22 steps). Measured: see docs/benchmarks/dqn.rst."""
-    dqn(lambda: gym.make("CartPole-v1"), seed=0, steps_per_epoch=5000, epochs=4,
-        eps_decay_steps=5000, double=True, dueling=True, prioritized_replay=True, n_step=3,
-        ac_kwargs=dict(hidden_sizes=(64, 64)), update_every=2, lr=1e-3,
-        num_test_episodes=5, logger_kwargs=dict(output_dir=str(tmp_path)))
+    """Fixed seed, default settings with every switch on, 12k steps: the greedy policy
+    balances the pole far longer than a random one (~22 steps). Measured: 263.7 after
+    the first epoch (beta's annealing depends on ``epochs``, so this run differs from
+    the 25-epoch benchmark run)."""
+    dqn(lambda: gym.make("CartPole-v1"), seed=0, epochs=3, double=True, dueling=True,
+        prioritized_replay=True, n_step=3, logger_kwargs=dict(output_dir=str(tmp_path)))
     df = progress(tmp_path)
     assert df["AverageTestEpRet"].max() >= 150
