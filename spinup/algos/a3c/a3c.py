@@ -168,6 +168,10 @@ def worker(wid, env_fn_bytes, shared_ac, optimizer, T, stop, msgs, hp):
             if T_now >= hp["total_steps"]:
                 break
         env.close()
+        if os.getppid() != parent:
+            # The main process is gone (killed): nobody will read our queued
+            # messages, so exit without waiting to flush them.
+            msgs.cancel_join_thread()
     except Exception:
         msgs.put(("error", wid, traceback.format_exc()))
         raise SystemExit(1)
@@ -402,7 +406,10 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         logger.log("a3c: stopped early; saving the model and the partial epoch", color="red")
         try:
             logger.save_state({"env": test_env}, None)
-            _log_epoch(logger, epoch, T.value, hp, start_time)
+            if logger.log_current_row:  # interrupted while writing a row: finish it
+                logger.dump_tabular()
+            else:
+                _log_epoch(logger, epoch, T.value, hp, start_time)
         except Exception as e:  # never hide the original error
             logger.log(f"a3c: could not write the partial epoch: {e}", color="red")
         raise
