@@ -335,7 +335,9 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             raise RuntimeError(f"a3c: worker {wid} failed:\n{msg[2]}")
 
     def poll(timeout):
-        """Handle waiting messages; fail if a worker died."""
+        """Handle waiting messages; fail if a worker died or Ctrl-C was pressed."""
+        if interrupted:
+            raise KeyboardInterrupt
         try:
             handle(msgs.get(timeout=timeout))
             while True:
@@ -355,7 +357,10 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             pass
 
     # Start the workers with Ctrl-C ignored: spawned interpreters keep an ignored
-    # SIGINT, so only this process reacts to it.
+    # SIGINT, so only this process reacts to it. Here Ctrl-C only sets a flag that
+    # poll() checks (a KeyboardInterrupt raised at a random point can be swallowed,
+    # e.g. inside a finalizer).
+    interrupted = []
     in_main_thread = threading.current_thread() is threading.main_thread()
     old_handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if in_main_thread else None
     start_time = time.time()
@@ -366,7 +371,7 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 p.start()
         finally:
             if in_main_thread:
-                signal.signal(signal.SIGINT, old_handler)
+                signal.signal(signal.SIGINT, lambda signum, frame: interrupted.append(signum))
         for epoch in range(epochs):
             # Main process: wait while the workers update theta   [A3C lines 6-7]
             while T.value < (epoch + 1) * steps_per_epoch:
@@ -387,6 +392,7 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     ep_ret, ep_len = ep_ret + r, ep_len + 1
                     done = terminated or truncated or ep_len == max_ep_len
                 logger.store(TestEpRet=ep_ret, TestEpLen=ep_len)
+                poll(0)
 
             if (epoch % save_freq == 0) or (epoch == epochs - 1):
                 logger.save_state({"env": test_env}, None)
@@ -414,6 +420,8 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             logger.log(f"a3c: could not write the partial epoch: {e}", color="red")
         raise
     finally:
+        if in_main_thread:
+            signal.signal(signal.SIGINT, old_handler)
         stop.set()
         _shutdown(procs, lambda: None)
         if updates_file:
