@@ -123,9 +123,17 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
     encoded_thunk = base64.b64encode(zlib.compress(cloudpickle.dumps(thunk_plus))).decode("utf-8")
     entrypoint = osp.join(osp.abspath(osp.dirname(__file__)), "run_entrypoint.py")
     cmd = [sys.executable or "python", entrypoint, encoded_thunk]
+    proc = subprocess.Popen(cmd, env=os.environ)
     try:
-        rc = subprocess.call(cmd, env=os.environ)
+        rc = proc.wait()
     except KeyboardInterrupt:
+        # The child got the same Ctrl-C: give it time to stop its workers and
+        # flush its logs before killing it.
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
         print(colorize("\nInterrupted: %s (what was logged so far is in %s)"
                        % (exp_name, output_dir), "red", bold=True))
         raise
