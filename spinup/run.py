@@ -40,11 +40,6 @@ class CLIError(Exception):
     """A user error on the command line: printed as one line, exit code 2."""
 
 
-def friendly_err(err_msg):
-    # add whitespace to error message to make it more readable
-    return "\n\n" + err_msg + "\n\n"
-
-
 def _usage():
     algos = ", ".join(sorted(ALGOS))
     return textwrap.dedent(f"""\
