@@ -7,7 +7,7 @@ set -euo pipefail
 what=${1:-pendulum}
 OUT=${2:-/work/bench_out/issue3}
 mkdir -p "$OUT"
-run() { nice -n 5 python -m spinup.run "$@" --data_dir "$OUT"; }
+run() { python -m spinup.run "$@" --data_dir "$OUT"; }
 case "$what" in
   pendulum)   # one stream per algorithm pair, so two runs share the machine at a time
     ( for s in 0 10 20; do run ddpg --env Pendulum-v1 --epochs 5 --start_steps 1000 --seed $s --exp_name pend_ddpg

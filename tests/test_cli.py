@@ -67,3 +67,42 @@ def test_plot_and_test_policy_commands(tmp_path):
     assert "Episode 1" in out and "AverageEpRet" in out
     proc = run_cli("test_policy", tmp_path / "missing", "-nr", check=False)
     assert proc.returncode == 1 and "no saved model" in proc.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux /proc")
+def test_sigterm_to_cli_stops_the_training_process(tmp_path):
+    """`kill PID` of `python -m spinup.run` must not leave the training subprocess
+    running as an orphan."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    proc = subprocess.Popen([sys.executable, "-m", "spinup.run", "ppo", "--env", "CartPole-v1",
+                             "--epochs", "1000", "--data_dir", str(tmp_path)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    children_file = f"/proc/{proc.pid}/task/{proc.pid}/children"
+    children = []
+    for _ in range(600):  # wait (up to 60 s) until the training subprocess exists
+        with open(children_file) as f:
+            children = [int(c) for c in f.read().split()]
+        if children:
+            break
+        time.sleep(0.1)
+    assert children, "the CLI did not start a training subprocess"
+    time.sleep(2)  # let it install its handlers and start training
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 128 + signal.SIGTERM
+    for _ in range(100):  # the CLI waited for it; allow the kernel a moment
+        if not any(_is_running(c) for c in children):
+            break
+        time.sleep(0.1)
+    assert not any(_is_running(c) for c in children)
+
+
+def _is_running(pid):
+    """True if ``pid`` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

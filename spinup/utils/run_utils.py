@@ -5,9 +5,11 @@ import itertools
 import json
 import os
 import os.path as osp
+import signal
 import string
 import subprocess
 import sys
+import threading
 import time
 import zlib
 
@@ -124,6 +126,20 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
     entrypoint = osp.join(osp.abspath(osp.dirname(__file__)), "run_entrypoint.py")
     cmd = [sys.executable or "python", entrypoint, encoded_thunk]
     proc = subprocess.Popen(cmd, env=os.environ)
+
+    def _stop_child(signum, frame):
+        # `kill PID` reaches only this process: pass it on, so the run does not
+        # keep training as an orphan, then exit with the usual 128 + signal code.
+        proc.send_signal(signum)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        raise SystemExit(128 + signum)
+
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    if in_main_thread:
+        old_handler = signal.signal(signal.SIGTERM, _stop_child)
     try:
         rc = proc.wait()
     except KeyboardInterrupt:
@@ -137,6 +153,9 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
         print(colorize("\nInterrupted: %s (what was logged so far is in %s)"
                        % (exp_name, output_dir), "red", bold=True))
         raise
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, old_handler)
     if rc != 0:
         raise ExperimentError(exp_name, rc)
 
