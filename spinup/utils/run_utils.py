@@ -131,10 +131,6 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
         # `kill PID` reaches only this process: pass it on, so the run does not
         # keep training as an orphan, then exit with the usual 128 + signal code.
         proc.send_signal(signum)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
         raise SystemExit(128 + signum)
 
     in_main_thread = threading.current_thread() is threading.main_thread()
