@@ -24,6 +24,7 @@ def run_spinup(steps, seed):
         dqn(lambda: gym.make("CartPole-v1"), seed=seed, steps_per_epoch=steps, epochs=1,
             ac_kwargs=dict(hidden_sizes=(256, 256)), batch_size=64, update_every=2,
             target_update_every=500, start_steps=1000, update_after=1000,
+            eps_end=0.05, anneal_lr=False,  # SB3's constant lr and final epsilon
             num_test_episodes=0, logger_kwargs=dict(output_dir=d, output_fname="p.txt"))
         return steps / (time.perf_counter() - t)
 

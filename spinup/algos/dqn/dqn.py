@@ -344,7 +344,8 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
             per_sample = per_sample * data["weights"]
         return per_sample.mean(), q.detach(), td.detach()
 
-    optimizer = Adam(q_net.parameters(), lr=lr)
+    # fused=True: the same Adam update, one kernel per step instead of one per tensor
+    optimizer = Adam(q_net.parameters(), lr=lr, fused=True)
 
     # Set up model saving
     logger.setup_pytorch_saver(q_net, ac_kwargs=ac_kwargs)
