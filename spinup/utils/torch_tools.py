@@ -1,0 +1,74 @@
+"""Small PyTorch helpers that every algorithm uses the same way.
+
+- :func:`adam`: an Adam optimizer, fused into one kernel per step where this torch
+  supports a fused Adam on the CPU (torch 2.4 and newer), the plain one elsewhere.
+- :func:`torch_threads`: run a block with a given number of torch threads and put
+  the old number back afterwards, also when the block raises.
+- :func:`polyak_update`: the target-network update of DDPG, TD3, SAC and DQN.
+"""
+import contextlib
+
+import torch
+
+# torch.optim.Adam(fused=True) runs on CPU tensors from torch 2.4 on; before that it
+# raises "fused=True requires all the params to be floating point Tensors of
+# supported devices" for CPU parameters.
+_TORCH_VERSION = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
+FUSED_ADAM_ON_CPU = _TORCH_VERSION >= (2, 4)
+
+
+def adam(params, lr, fused=None):
+    """Build ``torch.optim.Adam(params, lr=lr)``, fused where that is supported.
+
+    The fused and the plain Adam compute the same update; the fused one launches one
+    kernel per optimizer step instead of several per parameter tensor, which matters
+    for the many small updates of off-policy methods.
+
+    Args:
+        params: iterable of parameters (or parameter groups) to optimize.
+        lr (float): learning rate, > 0.
+        fused (bool or None): force the choice; ``None`` uses the fused Adam when
+            :data:`FUSED_ADAM_ON_CPU` is true.
+
+    Returns:
+        torch.optim.Adam
+    """
+    if fused is None:
+        fused = FUSED_ADAM_ON_CPU
+    if fused:
+        return torch.optim.Adam(params, lr=lr, fused=True)
+    return torch.optim.Adam(params, lr=lr)
+
+
+@contextlib.contextmanager
+def torch_threads(n):
+    """Context manager: ``torch.set_num_threads(n)`` inside the block, the previous
+    thread count restored on exit (normal or by an exception).
+
+    Args:
+        n (int or None): threads to use inside the block; ``None`` leaves them alone.
+    """
+    previous = torch.get_num_threads()
+    if n is not None:
+        torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
+
+
+@torch.no_grad()
+def polyak_update(net, net_targ, polyak):
+    """Move every parameter of ``net_targ`` towards ``net``:
+    ``theta_targ <- polyak * theta_targ + (1 - polyak) * theta``.
+
+    ``polyak = 0`` copies ``net`` into ``net_targ`` (DQN's hard update);
+    ``polyak`` close to 1 is the slow averaging of DDPG (Lillicrap et al. 2016, Alg. 1).
+
+    Args:
+        net (torch.nn.Module): online network.
+        net_targ (torch.nn.Module): target network with the same parameter layout.
+        polyak (float): in ``[0, 1]``.
+    """
+    for p, p_targ in zip(net.parameters(), net_targ.parameters()):
+        p_targ.lerp_(p, 1.0 - polyak)
