@@ -1,87 +1,130 @@
-"""Actor-critic for DDPG: a deterministic MLP policy and an MLP Q-function.
+"""Networks for DDPG: one deterministic policy ``mu(s)`` and one critic ``Q(s, a)``.
 
-Inside the algorithm every action lives in the policy's units, the box
-``[-1, 1]^act_dim`` that the ``tanh`` output layer produces. Only
-``MLPActorCritic.act`` maps an action to the environment's ``[low, high]`` (the
-bounds are registered buffers, so they are saved with the model).
+Both are plain multilayer perceptrons. Every action the algorithm handles is in the
+policy's own units: the box ``[-1, 1]^act_dim`` that the ``tanh`` output of ``mu``
+spans. The environment's bounds enter only in :meth:`MLPActorCritic.act`, through
+the buffers ``act_scale`` and ``act_bias`` (part of the ``state_dict``, so a saved
+model carries them).
 """
 import numpy as np
 import torch
-import torch.nn as nn
+from torch import nn
 
 
 def combined_shape(length, shape=None):
-    """``(length,)`` for scalars, ``(length, *shape)`` otherwise (buffer shapes)."""
+    """Shape of an array that holds ``length`` items of shape ``shape``.
+
+    Args:
+        length (int): number of items (the buffer's capacity).
+        shape (None, int or tuple): shape of one item; ``None`` for a scalar.
+
+    Returns:
+        tuple: ``(length,)``, ``(length, shape)`` or ``(length, *shape)``.
+    """
     if shape is None:
         return (length,)
-    return (length, shape) if np.isscalar(shape) else (length, *shape)
+    if np.isscalar(shape):
+        return (length, shape)
+    return (length, *shape)
 
 
 def mlp(sizes, activation, output_activation=nn.Identity):
-    """``Linear -> activation`` for each consecutive pair in ``sizes``; the last layer
-    uses ``output_activation``."""
-    layers = []
-    for j in range(len(sizes) - 1):
-        act = activation if j < len(sizes) - 2 else output_activation
-        layers += [nn.Linear(sizes[j], sizes[j + 1]), act()]
-    return nn.Sequential(*layers)
+    """A fully connected network through the widths in ``sizes``.
+
+    Layer ``i`` maps ``sizes[i]`` features to ``sizes[i + 1]`` and is followed by
+    ``activation()``, except the last one, which is followed by
+    ``output_activation()``. The modules alternate ``Linear``, nonlinearity, so the
+    last ``Linear`` is at index ``-2``.
+
+    Args:
+        sizes (sequence of int): input width, hidden widths, output width.
+        activation (type): ``nn.Module`` class placed after the hidden layers.
+        output_activation (type): ``nn.Module`` class placed after the last layer.
+
+    Returns:
+        nn.Sequential
+    """
+    last = len(sizes) - 2
+    modules = []
+    for i, (width_in, width_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+        nonlinearity = output_activation if i == last else activation
+        modules.extend((nn.Linear(width_in, width_out), nonlinearity()))
+    return nn.Sequential(*modules)
 
 
 def count_vars(module):
-    """Number of scalar parameters in ``module``."""
-    return sum(np.prod(p.shape) for p in module.parameters())
+    """Total number of scalar parameters of ``module`` (for the log)."""
+    return sum(int(np.prod(p.shape)) for p in module.parameters())
 
 
 class MLPActor(nn.Module):
-    """Deterministic policy ``mu(s)``: obs (batch, obs_dim) -> action in ``[-1, 1]``."""
+    """The deterministic policy ``mu(s)``.
+
+    Maps observations ``(batch, obs_dim)`` to actions ``(batch, act_dim)`` in
+    ``[-1, 1]`` (a ``tanh`` output layer).
+    """
 
     def __init__(self, obs_dim, act_dim, hidden_sizes, activation):
         super().__init__()
-        self.pi = mlp([obs_dim] + list(hidden_sizes) + [act_dim], activation, nn.Tanh)
+        self.pi = mlp((obs_dim, *hidden_sizes, act_dim), activation, nn.Tanh)
 
     def forward(self, obs):
         return self.pi(obs)
 
 
 class MLPQFunction(nn.Module):
-    """``Q(s, a)``: obs (batch, obs_dim), act (batch, act_dim) -> (batch,)."""
+    """The critic ``Q(s, a)`` on the concatenation of observation and action.
+
+    Maps ``obs (batch, obs_dim)`` and ``act (batch, act_dim)`` to ``(batch,)``. The
+    trailing dimension of size one is squeezed away: a ``(batch, 1)`` Q-value
+    compared with a ``(batch,)`` Bellman target would broadcast to ``(batch,
+    batch)`` and silently compute the wrong loss (exercise 2.2).
+    """
 
     def __init__(self, obs_dim, act_dim, hidden_sizes, activation):
         super().__init__()
-        self.q = mlp([obs_dim + act_dim] + list(hidden_sizes) + [1], activation)
+        self.q = mlp((obs_dim + act_dim, *hidden_sizes, 1), activation)
 
     def forward(self, obs, act):
-        q = self.q(torch.cat([obs, act], dim=-1))
-        return torch.squeeze(q, -1)  # Critical to ensure q has right shape.
+        return self.q(torch.cat((obs, act), dim=-1)).squeeze(-1)
 
 
 class MLPActorCritic(nn.Module):
-    """Deterministic policy ``pi`` and Q-function ``q`` for a flat ``Box``
-    observation space and a bounded ``Box`` action space.
+    """DDPG's default actor-critic: ``pi`` (:class:`MLPActor`) and ``q``
+    (:class:`MLPQFunction`), each with its own hidden layers.
 
     Args:
         observation_space (gymnasium.spaces.Box): flat observations.
-        action_space (gymnasium.spaces.Box): actions with finite ``low``/``high``.
-        hidden_sizes (list of int): hidden layer sizes of both networks.
-        activation (nn.Module class): activation of the hidden layers.
+        action_space (gymnasium.spaces.Box): actions with finite ``low`` and ``high``.
+        hidden_sizes (sequence of int): hidden widths of both networks.
+        activation (type): ``nn.Module`` class used after every hidden layer.
     """
 
     def __init__(self, observation_space, action_space, hidden_sizes=(256, 256),
                  activation=nn.ReLU):
         super().__init__()
-        obs_dim = observation_space.shape[0]
-        act_dim = action_space.shape[0]
+        obs_dim, act_dim = observation_space.shape[0], action_space.shape[0]
         low = np.asarray(action_space.low, dtype=np.float64)
         high = np.asarray(action_space.high, dtype=np.float64)
-        # a_env = act_bias + act_scale * a maps [-1, 1] onto [low, high] (any bounds)
-        self.register_buffer("act_scale", torch.as_tensor((high - low) / 2, dtype=torch.float32))
-        self.register_buffer("act_bias", torch.as_tensor((high + low) / 2, dtype=torch.float32))
+        # env action = act_bias + act_scale * a sends -1 to low and +1 to high.
+        half_width, centre = (high - low) / 2, (high + low) / 2
+        self.register_buffer("act_scale", torch.as_tensor(half_width, dtype=torch.float32))
+        self.register_buffer("act_bias", torch.as_tensor(centre, dtype=torch.float32))
 
-        self.pi = MLPActor(obs_dim, act_dim, hidden_sizes, activation)
-        self.q = MLPQFunction(obs_dim, act_dim, hidden_sizes, activation)
+        layout = (obs_dim, act_dim, hidden_sizes, activation)
+        self.pi = MLPActor(*layout)
+        self.q = MLPQFunction(*layout)
 
     @torch.no_grad()
     def act(self, obs, deterministic=False):
-        """Action ``mu(obs)`` in env units (numpy, ready for ``env.step``). The policy
-        is deterministic, so ``deterministic`` changes nothing."""
+        """The policy's action for ``obs``, in the environment's units.
+
+        Args:
+            obs (torch.Tensor): ``(obs_dim,)`` or ``(batch, obs_dim)``.
+            deterministic (bool): accepted for a common interface with the
+                stochastic policies; ``mu`` is deterministic either way.
+
+        Returns:
+            numpy.ndarray: ``(act_dim,)`` or ``(batch, act_dim)``, in ``[low, high]``.
+        """
         return (self.act_bias + self.act_scale * self.pi(obs)).numpy()

@@ -1,58 +1,111 @@
-"""Twin Delayed DDPG (TD3), Fujimoto et al. 2018: DDPG plus clipped double-Q
-learning, delayed policy updates and target policy smoothing.
+"""Twin Delayed Deep Deterministic policy gradient (TD3).
 
-Pseudocode lines (docs/algorithms/td3.rst) are referenced as ``[TD3 line N]``.
+TD3 is DDPG with three changes against the overestimation of Q-values that makes
+DDPG brittle: two critics whose smaller target value forms the Bellman target
+(clipped double-Q learning); noise on the target action, so the target averages Q
+over a small neighbourhood of actions (target policy smoothing); and one policy and
+target-network update per ``policy_delay`` critic updates (delayed updates).
+
+Paper:
+    Fujimoto, van Hoof and Meger 2018, "Addressing Function Approximation Error in
+    Actor-Critic Methods", arXiv:1802.09477. Algorithm 1; Eq. 10, the clipped
+    double-Q target ``y = r + gamma min_i Q'_i(s', a')``; Eqs. 14-15, target policy
+    smoothing ``a' = mu'(s') + eps`` with ``eps = clip(N(0, sigma), -c, c)``; Section
+    5.2, the delayed policy update (``if t mod d`` in Algorithm 1, ``t`` counting
+    critic updates over the whole run). The policy step is DDPG's (Lillicrap et al.
+    2016, arXiv:1509.02971) on ``Q1``.
+
+Pseudocode (docs/algorithms/td3.rst)::
+
+     1: Input: initial policy parameters θ, Q-function parameters φ1, φ2, empty replay buffer D
+     2: Set target parameters equal to main parameters θ_targ ← θ, φ_targ,1 ← φ1, φ_targ,2 ← φ2
+     3: repeat
+     4:     Observe state s and select action a = clip(μ_θ(s) + ε, a_Low, a_High), ε ~ N
+     5:     Execute a in the environment
+     6:     Observe next state s', reward r, and done signal d (d = terminated)
+     7:     Store (s, a, r, s', d) in replay buffer D
+     8:     If s' is terminal (or the episode was cut off), reset environment state
+     9:     if it's time to update then
+    10:         for however many updates do
+    11:             Randomly sample a batch of transitions B = {(s, a, r, s', d)} from D
+    12:             Compute target actions a'(s') = clip(μ_θtarg(s') + clip(ε, −c, c), a_Low, a_High)
+    13:             Compute targets y(r, s', d) = r + γ (1 − d) min_i Q_φtarg,i(s', a'(s'))
+    14:             Update Q-functions by one step of gradient descent on
+                        ∇_φi 1/|B| Σ (Q_φi(s, a) − y(r, s', d))²   for i = 1, 2
+    15:             if j mod policy_delay = 0 then    (j: Q updates before this one, whole run)
+    16:                 Update policy by one step of gradient ascent on ∇_θ 1/|B| Σ Q_φ1(s, μ_θ(s))
+    17:                 Update target networks: φ_targ,i ← ρ φ_targ,i + (1 − ρ) φi,
+                                                θ_targ ← ρ θ_targ + (1 − ρ) θ
+    18:             end if
+    19:         end for
+    20:     end if
+    21: until convergence
+
+The code below marks where each step happens with ``[TD3 line N]``.
 """
+import math
+import numbers
 import time
 from copy import deepcopy
 
 import numpy as np
 import torch
-from torch.optim import Adam
 
 import spinup.algos.td3.core as core
+from spinup.utils import torch_tools
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_tools import num_procs
+from spinup.utils.torch_tools import polyak_update, torch_threads
+
+# The optimizer factory: Adam, fused where this torch supports it on the CPU. One
+# module-level name, so that a test can swap in a recording optimizer.
+Adam = torch_tools.adam
 
 
 class ReplayBuffer:
-    """A FIFO experience replay buffer: preallocated float32 numpy arrays, uniform
-    sampling. ``done`` stores ``terminated`` only (a time-limit truncation is not a
-    terminal state, DESIGN 3)."""
+    """First-in first-out store of transitions ``(s, a, r, s', d)``, sampled uniformly.
+
+    All fields live in preallocated float32 arrays of ``size`` rows; once they are
+    full, each new transition overwrites the oldest one. ``done`` is the
+    environment's ``terminated`` flag: a time-limit cut is not a terminal state and
+    is stored as 0 (docs/algorithms/ddpg.rst, "You Should Know").
+
+    Args:
+        obs_dim (tuple): shape of one observation.
+        act_dim (int): number of action components.
+        size (int): capacity in transitions.
+    """
 
     def __init__(self, obs_dim, act_dim, size):
-        self.obs_buf = np.zeros(core.combined_shape(size, obs_dim), dtype=np.float32)
-        self.obs2_buf = np.zeros(core.combined_shape(size, obs_dim), dtype=np.float32)
-        self.act_buf = np.zeros(core.combined_shape(size, act_dim), dtype=np.float32)
-        self.rew_buf = np.zeros(size, dtype=np.float32)
-        self.done_buf = np.zeros(size, dtype=np.float32)
-        self.ptr, self.size, self.max_size = 0, 0, size
+        def rows(shape=None):
+            return np.zeros(core.combined_shape(size, shape), dtype=np.float32)
+
+        self.obs_buf, self.obs2_buf, self.act_buf = rows(obs_dim), rows(obs_dim), rows(act_dim)
+        self.rew_buf, self.done_buf = rows(), rows()
+        self.max_size = size
+        self.ptr = 0    # row the next transition goes to
+        self.size = 0   # rows filled so far
 
     def store(self, obs, act, rew, next_obs, done):
-        """Add one transition, overwriting the oldest once the buffer is full."""
-        self.obs_buf[self.ptr] = obs
-        self.obs2_buf[self.ptr] = next_obs
-        self.act_buf[self.ptr] = act
-        self.rew_buf[self.ptr] = rew
-        self.done_buf[self.ptr] = done
-        self.ptr = (self.ptr + 1) % self.max_size
+        """Write one transition into row ``ptr`` and advance ``ptr`` (cyclically)."""
+        row = self.ptr
+        self.obs_buf[row], self.act_buf[row], self.rew_buf[row] = obs, act, rew
+        self.obs2_buf[row], self.done_buf[row] = next_obs, done
+        self.ptr = (row + 1) % self.max_size
         self.size = min(self.size + 1, self.max_size)
 
     def sample_batch(self, batch_size=32):
-        """Uniformly sample ``batch_size`` stored transitions (with replacement) as a
-        dict of float32 tensors ``obs, obs2, act, rew, done``."""
-        idxs = np.random.randint(0, self.size, size=batch_size)
-        batch = dict(obs=self.obs_buf[idxs], obs2=self.obs2_buf[idxs], act=self.act_buf[idxs],
-                     rew=self.rew_buf[idxs], done=self.done_buf[idxs])
-        return {k: torch.from_numpy(v) for k, v in batch.items()}  # no copy
+        """Draw ``batch_size`` stored transitions uniformly, with replacement.
 
-
-def polyak_update(net, net_targ, polyak):
-    """``theta_targ <- polyak * theta_targ + (1 - polyak) * theta`` for every parameter,
-    in place and without building a graph."""
-    with torch.no_grad():
-        for p, p_targ in zip(net.parameters(), net_targ.parameters()):
-            p_targ.lerp_(p, 1 - polyak)  # = polyak * p_targ + (1 - polyak) * p
+        Returns:
+            dict of float32 tensors (views of fresh numpy copies): ``obs`` and
+            ``obs2`` ``(batch_size, *obs_dim)``, ``act`` ``(batch_size, act_dim)``,
+            ``rew`` and ``done`` ``(batch_size,)``.
+        """
+        rows = np.random.randint(0, self.size, size=batch_size)
+        fields = (("obs", self.obs_buf), ("obs2", self.obs2_buf), ("act", self.act_buf),
+                  ("rew", self.rew_buf), ("done", self.done_buf))
+        return {name: torch.from_numpy(array[rows]) for name, array in fields}
 
 
 def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
@@ -61,326 +114,320 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         update_after=1000, update_every=50, act_noise=0.1, target_noise=0.2,
         noise_clip=0.5, policy_delay=2, num_test_episodes=10, max_ep_len=1000,
         logger_kwargs=dict(), save_freq=1):
-    """
-    Twin Delayed Deep Deterministic Policy Gradient (TD3)
+    """Train a deterministic policy and twin Q-functions with TD3.
 
     Args:
-        env_fn : A function which creates a copy of the environment.
-            The environment must satisfy the gymnasium API, with a flat ``Box``
+        env_fn (callable): returns a new gymnasium environment; called twice (one
+            env to train in, one for test episodes). It needs a flat ``Box``
             observation space and a ``Box`` action space with finite bounds.
+        actor_critic (callable): called as ``actor_critic(env.observation_space,
+            env.action_space, **ac_kwargs)``; returns an ``nn.Module`` with the
+            members in the table below.
+        ac_kwargs (dict): extra keyword arguments for ``actor_critic``
+            (``hidden_sizes``, ``activation`` for the default one).
+        seed (int): seeds torch, numpy, the env (``seed``) and the test env
+            (``seed + 1``); >= 0.
+        steps_per_epoch (int): env steps per epoch; an epoch ends with test
+            episodes and one row of ``progress.txt``. >= 1.
+        epochs (int): number of epochs; the run takes ``steps_per_epoch * epochs``
+            env steps. >= 1.
+        replay_size (int): capacity of the replay buffer, in transitions. The
+            default (one million) keeps every transition of a 1M-step run. >= 1.
+        gamma (float): discount factor, ``0 <= gamma <= 1``.
+        polyak (float): ``rho`` of the target update ``targ <- rho * targ +
+            (1 - rho) * online``, ``0 <= polyak <= 1``. Close to 1 (0.995) keeps
+            the Bellman targets slow-moving.
+        pi_lr (float): Adam learning rate of the policy, > 0.
+        q_lr (float): Adam learning rate of both Q-functions, > 0.
+        batch_size (int): transitions per gradient step, >= 1.
+        start_steps (int): number of first env steps with actions drawn uniformly
+            from the action box instead of the policy (broad early data), >= 0.
+        update_after (int): no gradient step before this many env steps, so the
+            first batches are not drawn from a handful of transitions; >= 0.
+        update_every (int): env steps between update phases, >= 1. Each phase
+            makes ``update_every`` Q steps, so there is one Q step per env step on
+            average whatever this value; larger values only batch the Python work.
+            The policy delay counts Q steps across phases, so any value gives one
+            policy step per ``policy_delay`` Q steps.
+        act_noise (float): standard deviation of the Gaussian noise added to the
+            policy's action while collecting data, in the policy's ``[-1, 1]``
+            units (0.1 = 10% of the half-width of the action box); >= 0. Test
+            episodes use no noise.
+        target_noise (float): standard deviation ``sigma`` of the target policy
+            smoothing noise (Eq. 15), in the same units as ``act_noise``; >= 0.
+        noise_clip (float): the smoothing noise is clipped to ``[-noise_clip,
+            noise_clip]`` (``c`` of Eq. 15), so the target action stays near
+            ``mu'(s')``; >= 0.
+        policy_delay (int): Q steps per policy (and target) step, >= 1. The
+            paper's 2 lets the critics settle before the policy follows them.
+        num_test_episodes (int): noise-free episodes at the end of every epoch,
+            >= 0 (0 logs ``nan`` test returns).
+        max_ep_len (int): cap on the episode length in env steps, >= 1. Hitting
+            it (or the env's own time limit) ends the episode without making the
+            last state terminal: its transition still bootstraps.
+        logger_kwargs (dict): keyword arguments for :class:`EpochLogger`
+            (``output_dir``, ``exp_name``).
+        save_freq (int): save the model every ``save_freq`` epochs (and after the
+            last one), >= 1.
 
-        actor_critic: The constructor method for a PyTorch Module with an ``act``
-            method, a ``pi`` module, a ``q1`` module, and a ``q2`` module, called as
-            ``actor_critic(env.observation_space, env.action_space, **ac_kwargs)``.
-            Actions passed to and returned by ``pi``, ``q1`` and ``q2`` are in the
-            policy's units, ``[-1, 1]^act_dim``. The ``act`` method and ``pi``
-            module should accept batches of observations as inputs, and ``q1``
-            and ``q2`` should accept a batch of observations and a batch of
-            actions as inputs. When called, these should return:
+    The actor-critic must provide (``B`` a batch size, ``n = act_dim``; ``pi``,
+    ``q1`` and ``q2`` work in the policy's units ``[-1, 1]^n``):
 
-            ===========  ================  ======================================
-            Call         Output Shape      Description
-            ===========  ================  ======================================
-            ``act``      (batch, act_dim)  | Numpy array of actions for each
-                                           | observation, in env units (mapped
-                                           | to the action space's ``low`` /
-                                           | ``high``).
-            ``pi``       (batch, act_dim)  | Tensor containing actions from policy
-                                           | given observations, in ``[-1, 1]``.
-            ``q1``       (batch,)          | Tensor containing one current estimate
-                                           | of Q* for the provided observations
-                                           | and actions. (Critical: make sure to
-                                           | flatten this!)
-            ``q2``       (batch,)          | Tensor containing the other current
-                                           | estimate of Q* for the provided
-                                           | observations and actions. (Critical:
-                                           | make sure to flatten this!)
-            ===========  ================  ======================================
-
-        ac_kwargs (dict): Any kwargs appropriate for the ActorCritic object
-            you provided to TD3 (``hidden_sizes``, ``activation``).
-
-        seed (int): Seed for random number generators.
-
-        steps_per_epoch (int): Number of steps of interaction (state-action pairs)
-            for the agent and the environment in each epoch.
-
-        epochs (int): Number of epochs to run and train agent.
-
-        replay_size (int): Maximum length of replay buffer.
-
-        gamma (float): Discount factor. (Always between 0 and 1.)
-
-        polyak (float): Interpolation factor in polyak averaging for target
-            networks. Target networks are updated towards main networks
-            according to :math:`\\theta_{\\text{targ}} \\leftarrow \\rho
-            \\theta_{\\text{targ}} + (1-\\rho) \\theta`, where :math:`\\rho` is
-            polyak. (Always between 0 and 1, usually close to 1.)
-
-        pi_lr (float): Learning rate for policy.
-
-        q_lr (float): Learning rate for Q-networks.
-
-        batch_size (int): Minibatch size for SGD.
-
-        start_steps (int): Number of steps for uniform-random action selection,
-            before running real policy. Helps exploration.
-
-        update_after (int): Number of env interactions to collect before
-            starting to do gradient descent updates. Ensures replay buffer
-            is full enough for useful updates.
-
-        update_every (int): Number of env interactions that should elapse
-            between gradient descent updates. Note: Regardless of how long
-            you wait between updates, the ratio of env steps to gradient steps
-            is locked to 1.
-
-        act_noise (float): Stddev for Gaussian exploration noise added to
-            policy at training time, in the policy's ``[-1, 1]`` units (a
-            fraction of the half-width of the action box). (At test time, no
-            noise is added.)
-
-        target_noise (float): Stddev for smoothing noise added to target
-            policy (same units as ``act_noise``).
-
-        noise_clip (float): Limit for absolute value of target policy
-            smoothing noise.
-
-        policy_delay (int): Policy will only be updated once every
-            policy_delay times for each update of the Q-networks.
-
-        num_test_episodes (int): Number of episodes to test the deterministic
-            policy at the end of each epoch.
-
-        max_ep_len (int): Maximum length of trajectory / episode / rollout.
-            Reaching it (or the env's own time limit) ends the episode, but the
-            last transition still bootstraps (it is not a terminal state).
-
-        logger_kwargs (dict): Keyword args for EpochLogger.
-
-        save_freq (int): How often (in terms of gap between epochs) to save
-            the current policy and value function.
+    =============================  =================================  ==========================
+    Member                         Shapes                             Meaning
+    =============================  =================================  ==========================
+    ``pi(obs)``                    ``(B, obs_dim) -> (B, n)``         tensor ``mu(s)``, in
+                                                                      ``[-1, 1]``
+    ``q1(obs, act)``               ``(B, obs_dim), (B, n) -> (B,)``   tensor ``Q1(s, a)``; flat,
+                                                                      not ``(B, 1)``
+    ``q2(obs, act)``               ``(B, obs_dim), (B, n) -> (B,)``   tensor ``Q2(s, a)``, a
+                                                                      separate network
+    ``act(obs, deterministic)``    ``(obs_dim,) -> (n,)``             numpy action in env units
+                                                                      (for ``test_policy``)
+    =============================  =================================  ==========================
 
     Returns:
-        The trained actor-critic module.
+        nn.Module: the trained actor-critic.
 
     Raises:
-        ValueError: unsupported spaces, bad arguments, or more than one MPI process.
+        TypeError: an argument of the wrong kind (e.g. a float ``policy_delay``).
+        ValueError: an argument out of its range, an observation space that is not
+            a flat ``Box``, an action space that is not a bounded ``Box`` (e.g.
+            ``Discrete``), or more than one MPI process.
+
+    Source:
+        Fujimoto et al. 2018 (arXiv:1802.09477), Algorithm 1, Eqs. 10, 14 and 15;
+        the pseudocode and line table of docs/algorithms/td3.rst.
     """
+    config = dict(locals())   # before any other name exists: config.json = the arguments
+
+    # ---- Setup: checks first, nothing is written before they pass ----
+    _check_arguments(config)
     if num_procs() > 1:
         raise ValueError("td3: TD3 cannot use MPI (it does not average gradients over "
                          "processes); run it with one process (no --cpu / num_cpu=1)")
+    env, test_env = env_fn(), env_fn()
+    try:
+        _check_spaces(env, "td3")
+    except ValueError:
+        env.close()
+        test_env.close()
+        raise
 
     logger = EpochLogger(**logger_kwargs)
-    logger.save_config(locals())
+    logger.save_config(config)
 
-    # Batch-100 updates of small MLPs are fastest on one thread: extra threads cost
-    # more in synchronisation than they gain (over 10x slower on a busy machine).
-    # The previous setting is restored before returning.
-    saved_num_threads = torch.get_num_threads()
-    torch.set_num_threads(1)
+    # Small networks and batches of 100 run fastest on one thread; torch_threads puts
+    # the caller's setting back when training ends or fails.
+    with torch_threads(1):
+        try:
+            return _train(env, test_env, logger, config)
+        finally:
+            env.close()
+            test_env.close()
 
+
+def _train(env, test_env, logger, cfg):
+    """Body of :func:`td3` after the checks: ``cfg`` holds its arguments."""
+    seed, gamma, polyak, act_noise = cfg["seed"], cfg["gamma"], cfg["polyak"], cfg["act_noise"]
+    target_noise, noise_clip = cfg["target_noise"], cfg["noise_clip"]
+    policy_delay = cfg["policy_delay"]
     torch.manual_seed(seed)
     np.random.seed(seed)
 
-    env, test_env = env_fn(), env_fn()
-    _check_spaces(env, "td3")
-    obs_dim = env.observation_space.shape
-    act_dim = env.action_space.shape[0]
+    act_space = env.action_space
+    act_dim = act_space.shape[0]
+    # A policy action a in [-1, 1]^n goes to the env as act_bias + act_scale * a
+    # (the same float32 numbers as the default actor-critic's act_scale/act_bias).
+    low, high = act_space.low, act_space.high
+    low64, high64 = low.astype(np.float64), high.astype(np.float64)
+    act_scale = ((high64 - low64) / 2).astype(np.float32)
+    act_bias = ((high64 + low64) / 2).astype(np.float32)
 
-    # Create actor-critic module and target networks   [TD3 line 1]
-    ac = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
-    ac_targ = deepcopy(ac)   # [TD3 line 2: theta_targ,i <- theta_i, phi_targ <- phi]
-    # Freeze target networks with respect to optimizers (only update via polyak averaging)
-    for p in ac_targ.parameters():
-        p.requires_grad = False
+    # [TD3 line 1] actor-critic and an empty replay buffer
+    ac = cfg["actor_critic"](env.observation_space, act_space, **cfg["ac_kwargs"])
+    replay_buffer = ReplayBuffer(obs_dim=env.observation_space.shape, act_dim=act_dim,
+                                 size=cfg["replay_size"])
+    # [TD3 line 2] targets start as copies; only polyak_update changes them
+    ac_targ = deepcopy(ac)
+    ac_targ.requires_grad_(False)
 
-    # List (not a one-shot iterator) of parameters for both Q-networks, so the freeze
-    # in update() really applies to them (DESIGN 9).
-    q_params = list(ac.q1.parameters()) + list(ac.q2.parameters())
+    # A list, not a generator: it feeds the optimizer and is then walked twice per
+    # policy step to freeze and thaw both critics.
+    q_params = [*ac.q1.parameters(), *ac.q2.parameters()]
+    pi_optimizer = Adam(ac.pi.parameters(), lr=cfg["pi_lr"])
+    q_optimizer = Adam(q_params, lr=cfg["q_lr"])
+    logger.setup_pytorch_saver(ac, ac_kwargs=cfg["ac_kwargs"])
+    logger.log(f"\nNumber of parameters: \t pi: {core.count_vars(ac.pi)}, "
+               f"\t q1: {core.count_vars(ac.q1)}, \t q2: {core.count_vars(ac.q2)}\n")
 
-    # Experience buffer   [TD3 line 1: empty replay buffer D]
-    replay_buffer = ReplayBuffer(obs_dim=obs_dim, act_dim=act_dim, size=replay_size)
-
-    var_counts = tuple(core.count_vars(module) for module in [ac.pi, ac.q1, ac.q2])
-    logger.log("\nNumber of parameters: \t pi: %d, \t q1: %d, \t q2: %d\n" % var_counts)
-
-    # Set up function for computing TD3 Q-losses
+    # ---- Losses ----
     def compute_loss_q(data):
-        o, a, r, o2, d = data["obs"], data["act"], data["rew"], data["obs2"], data["done"]
+        """Sum of both critics' mean squared errors against one clipped double-Q
+        target [TD3 lines 12-14]."""
+        obs, act, rew = data["obs"], data["act"], data["rew"]
+        next_obs, done = data["obs2"], data["done"]
+        q1_sa, q2_sa = ac.q1(obs, act), ac.q2(obs, act)
+        with torch.no_grad():   # the target y is a constant for this step
+            # [TD3 line 12] target policy smoothing, Eqs. 14-15
+            mu_next = ac_targ.pi(next_obs)
+            eps = (target_noise * torch.randn_like(mu_next)).clamp(-noise_clip, noise_clip)
+            a_next = (mu_next + eps).clamp(-1.0, 1.0)
+            # [TD3 line 13] clipped double-Q, Eq. 10
+            q_next = torch.minimum(ac_targ.q1(next_obs, a_next), ac_targ.q2(next_obs, a_next))
+            y = rew + gamma * (1 - done) * q_next
+        loss = (q1_sa - y).pow(2).mean() + (q2_sa - y).pow(2).mean()
+        return loss, dict(Q1Vals=q1_sa.detach().numpy(), Q2Vals=q2_sa.detach().numpy())
 
-        q1 = ac.q1(o, a)
-        q2 = ac.q2(o, a)
-
-        # Bellman backup for Q functions
-        with torch.no_grad():
-            pi_targ = ac_targ.pi(o2)
-
-            # Target policy smoothing   [TD3 line 12]
-            epsilon = torch.randn_like(pi_targ) * target_noise
-            epsilon = torch.clamp(epsilon, -noise_clip, noise_clip)
-            a2 = torch.clamp(pi_targ + epsilon, -1.0, 1.0)
-
-            # Target Q-values: clipped double-Q   [TD3 line 13]
-            q1_pi_targ = ac_targ.q1(o2, a2)
-            q2_pi_targ = ac_targ.q2(o2, a2)
-            q_pi_targ = torch.min(q1_pi_targ, q2_pi_targ)
-            backup = r + gamma * (1 - d) * q_pi_targ
-
-        # MSE loss against Bellman backup   [TD3 line 14]
-        loss_q1 = ((q1 - backup) ** 2).mean()
-        loss_q2 = ((q2 - backup) ** 2).mean()
-        loss_q = loss_q1 + loss_q2
-
-        # Useful info for logging
-        loss_info = dict(Q1Vals=q1.detach().numpy(), Q2Vals=q2.detach().numpy())
-        return loss_q, loss_info
-
-    # Set up function for computing TD3 pi loss   [TD3 line 16]
     def compute_loss_pi(data):
-        o = data["obs"]
-        q1_pi = ac.q1(o, ac.pi(o))
-        return -q1_pi.mean()
+        """``-mean Q1(s, mu(s))``, DDPG's policy loss on the first critic [TD3 line 16]."""
+        obs = data["obs"]
+        return -ac.q1(obs, ac.pi(obs)).mean()
 
-    # Set up optimizers for policy and q-function
-    # (fused=True: the same Adam update, one kernel per step instead of one per tensor)
-    pi_optimizer = Adam(ac.pi.parameters(), lr=pi_lr, fused=True)
-    q_optimizer = Adam(q_params, lr=q_lr, fused=True)
-
-    # Set up model saving
-    logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
-
-    def update(data, timer):
-        # First run one gradient descent step for Q1 and Q2   [TD3 line 14]
+    # ---- Update ----
+    def update(data, q_updates_before):
+        """One Q step; a policy step and a target update when ``q_updates_before``
+        (the Q steps already taken in the whole run) is a multiple of
+        ``policy_delay``."""
         q_optimizer.zero_grad()
-        loss_q, loss_info = compute_loss_q(data)
+        loss_q, q_info = compute_loss_q(data)
         loss_q.backward()
-        q_optimizer.step()
+        q_optimizer.step()                      # [TD3 line 14]
+        logger.store(LossQ=loss_q.item(), **q_info)
 
-        # Record things
-        logger.store(LossQ=loss_q.item(), **loss_info)
+        if q_updates_before % policy_delay != 0:     # [TD3 line 15]
+            return
+        # Both critics are held fixed in the policy step: no gradient for them.
+        for p in q_params:
+            p.requires_grad_(False)
+        pi_optimizer.zero_grad()
+        loss_pi = compute_loss_pi(data)
+        loss_pi.backward()
+        pi_optimizer.step()                     # [TD3 line 16]
+        for p in q_params:
+            p.requires_grad_(True)
 
-        # Possibly update pi and target networks   [TD3 line 15]
-        if timer % policy_delay == 0:
+        polyak_update(ac, ac_targ, polyak)      # [TD3 line 17]
+        logger.store(LossPi=loss_pi.item())
 
-            # Freeze Q-networks so you don't waste computational effort
-            # computing gradients for them during the policy learning step.
-            for p in q_params:
-                p.requires_grad = False
-
-            # Next run one gradient descent step for pi.   [TD3 line 16]
-            pi_optimizer.zero_grad()
-            loss_pi = compute_loss_pi(data)
-            loss_pi.backward()
-            pi_optimizer.step()
-
-            # Unfreeze Q-networks so you can optimize it at next DDPG step.
-            for p in q_params:
-                p.requires_grad = True
-
-            # Record things
-            logger.store(LossPi=loss_pi.item())
-
-            # Finally, update target networks by polyak averaging.   [TD3 line 17]
-            polyak_update(ac, ac_targ, polyak)
-
-    def get_action(o, noise_scale):
-        # a = clip(mu(s) + eps, -1, 1), eps ~ N(0, noise_scale^2)   [TD3 line 4]
-        a = ac.pi(torch.as_tensor(o, dtype=torch.float32)).numpy()
-        a += noise_scale * np.random.randn(act_dim).astype(np.float32)
+    # ---- Acting (training and test episodes alike) ----
+    def policy_action(obs, explore):
+        """``clip(mu(s) + eps, -1, 1)`` in policy units, ``eps ~ N(0, act_noise^2)``
+        when exploring and 0 in test episodes [TD3 line 4]."""
+        with torch.no_grad():
+            a = ac.pi(torch.as_tensor(obs, dtype=torch.float32)).numpy()
+        if explore:
+            a += act_noise * np.random.randn(act_dim).astype(np.float32)
         return np.clip(a, -1.0, 1.0)
 
-    def test_agent():
-        for j in range(num_test_episodes):
-            o, _ = test_env.reset()
-            done, ep_ret, ep_len = False, 0, 0
-            while not (done or (ep_len == max_ep_len)):
-                # Take deterministic actions at test time (noise_scale=0)
-                o, r, terminated, truncated, _ = test_env.step(
-                    ac.act(torch.as_tensor(o, dtype=torch.float32), deterministic=True))
-                done = terminated or truncated
-                ep_ret += r
+    def to_env(a):
+        """Policy units ``[-1, 1]`` -> the env's ``[low, high]``."""
+        return np.clip(act_bias + act_scale * a, low, high)
+
+    def run_test_episodes():
+        for _ in range(cfg["num_test_episodes"]):
+            obs, _ = test_env.reset()
+            ep_ret, ep_len, over = 0.0, 0, False
+            while not over:
+                obs, rew, terminated, truncated, _ = test_env.step(
+                    to_env(policy_action(obs, explore=False)))
+                ep_ret += rew
                 ep_len += 1
+                over = terminated or truncated or ep_len == cfg["max_ep_len"]
             logger.store(TestEpRet=ep_ret, TestEpLen=ep_len)
 
-    # Prepare for interaction with environment
-    total_steps = steps_per_epoch * epochs
+    # ---- Main loop ----
+    steps_per_epoch, epochs = cfg["steps_per_epoch"], cfg["epochs"]
+    start_steps, update_after = cfg["start_steps"], cfg["update_after"]
+    update_every, batch_size = cfg["update_every"], cfg["batch_size"]
     start_time = time.time()
-    o, _ = env.reset(seed=seed)
+    obs, _ = env.reset(seed=seed)
     env.action_space.seed(seed)
     test_env.reset(seed=seed + 1)
     test_env.action_space.seed(seed + 1)
-    ep_ret, ep_len = 0, 0
-    act_scale, act_bias = ac.act_scale.numpy(), ac.act_bias.numpy()  # [-1,1] -> [low,high]
+    ep_ret, ep_len = 0.0, 0
+    q_updates = 0   # Q steps so far, over all update phases: the j of [TD3 line 15]
 
-    # Main loop: collect experience in env and update/log each epoch   [TD3 line 3]
-    for t in range(total_steps):
-
-        # Until start_steps have elapsed, randomly sample actions uniformly over the
-        # action box. Afterwards, use the learned policy.   [TD3 line 4]
-        with torch.no_grad():
-            if t >= start_steps:
-                a = get_action(o, act_noise)
-            else:
+    for epoch in range(1, epochs + 1):                   # [TD3 line 3]
+        for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
+            # [TD3 line 4] uniform actions first, then the noisy policy
+            if t < start_steps:
                 a = np.random.uniform(-1.0, 1.0, size=act_dim).astype(np.float32)
+            else:
+                a = policy_action(obs, explore=True)
+            # [TD3 lines 5-6]
+            next_obs, rew, terminated, truncated, _ = env.step(to_env(a))
+            ep_ret += rew
+            ep_len += 1
+            # [TD3 line 7] d = terminated: cut-off episodes still bootstrap
+            replay_buffer.store(obs, a, rew, next_obs, float(terminated))
+            obs = next_obs
 
-        # Step the env   [TD3 line 5]
-        o2, r, terminated, truncated, _ = env.step(act_bias + act_scale * a)
-        ep_ret += r
-        ep_len += 1
+            # [TD3 line 8]
+            if terminated or truncated or ep_len == cfg["max_ep_len"]:
+                logger.store(EpRet=ep_ret, EpLen=ep_len)
+                obs, _ = env.reset()
+                ep_ret, ep_len = 0.0, 0
 
-        # Store experience to replay buffer. Only a true terminal state stops the
-        # bootstrap: truncation and max_ep_len store done=False (DESIGN 3).   [TD3 line 7]
-        replay_buffer.store(o, a, r, o2, float(terminated))
+            # [TD3 lines 9-11] update_every Q steps every update_every env steps
+            if t >= update_after and t % update_every == 0:
+                for _ in range(update_every):
+                    update(replay_buffer.sample_batch(batch_size), q_updates)
+                    q_updates += 1
 
-        # Super critical, easy to overlook step: make sure to update
-        # most recent observation!
-        o = o2
-
-        # End of trajectory handling   [TD3 line 8]
-        if terminated or truncated or ep_len == max_ep_len:
-            logger.store(EpRet=ep_ret, EpLen=ep_len)
-            o, _ = env.reset()
-            ep_ret, ep_len = 0, 0
-
-        # Update handling   [TD3 lines 9-11]
-        if t >= update_after and t % update_every == 0:
-            for j in range(update_every):
-                batch = replay_buffer.sample_batch(batch_size)
-                update(data=batch, timer=j)
-
-        # End of epoch handling
-        if (t + 1) % steps_per_epoch == 0:
-            epoch = (t + 1) // steps_per_epoch
-
-            # Save model
-            if (epoch % save_freq == 0) or (epoch == epochs):
-                logger.save_state({"env": env}, None)
-
-            # Test the performance of the deterministic policy (no noise).
-            test_agent()
-
-            # Log info about epoch
-            logger.log_tabular("Epoch", epoch)
-            logger.log_tabular("EpRet", with_min_and_max=True)
-            logger.log_tabular("TestEpRet", with_min_and_max=True)
-            logger.log_tabular("EpLen", average_only=True)
-            logger.log_tabular("TestEpLen", average_only=True)
-            logger.log_tabular("TotalEnvInteracts", t + 1)
-            logger.log_tabular("Q1Vals", with_min_and_max=True)
-            logger.log_tabular("Q2Vals", with_min_and_max=True)
-            logger.log_tabular("LossPi", average_only=True)
-            logger.log_tabular("LossQ", average_only=True)
-            logger.log_tabular("Time", time.time() - start_time)
-            logger.dump_tabular()
-    env.close()
-    test_env.close()
-    torch.set_num_threads(saved_num_threads)
+        # ---- End of epoch: save, test, log ----
+        if epoch % cfg["save_freq"] == 0 or epoch == epochs:
+            logger.save_state({"env": env}, None)
+        run_test_episodes()
+        logger.log_tabular("Epoch", epoch)
+        logger.log_tabular("EpRet", with_min_and_max=True)
+        logger.log_tabular("TestEpRet", with_min_and_max=True)
+        logger.log_tabular("EpLen", average_only=True)
+        logger.log_tabular("TestEpLen", average_only=True)
+        logger.log_tabular("TotalEnvInteracts", epoch * steps_per_epoch)
+        logger.log_tabular("Q1Vals", with_min_and_max=True)
+        logger.log_tabular("Q2Vals", with_min_and_max=True)
+        logger.log_tabular("LossPi", average_only=True)
+        logger.log_tabular("LossQ", average_only=True)
+        logger.log_tabular("Time", time.time() - start_time)
+        logger.dump_tabular()
     return ac
 
 
+# Allowed values: integer arguments with their minimum, real ones with their range.
+_INTEGER_MINIMUM = dict(seed=0, steps_per_epoch=1, epochs=1, replay_size=1, batch_size=1,
+                        start_steps=0, update_after=0, update_every=1, policy_delay=1,
+                        num_test_episodes=0, max_ep_len=1, save_freq=1)
+_REAL_RANGE = dict(gamma="[0, 1]", polyak="[0, 1]", pi_lr="> 0", q_lr="> 0", act_noise=">= 0",
+                   target_noise=">= 0", noise_clip=">= 0")
+
+
+def _check_arguments(cfg, name="td3"):
+    """Raise ``TypeError``/``ValueError`` for an argument the algorithm cannot use."""
+    for key in ("env_fn", "actor_critic"):
+        if not callable(cfg[key]):
+            raise TypeError(f"{name}: {key} must be callable, got {cfg[key]!r}")
+    for key in ("ac_kwargs", "logger_kwargs"):
+        if not isinstance(cfg[key], dict):
+            raise TypeError(f"{name}: {key} must be a dict, got {cfg[key]!r}")
+    for key, least in _INTEGER_MINIMUM.items():
+        value = cfg[key]
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"{name}: {key} must be an integer, got {value!r}")
+        if value < least:
+            raise ValueError(f"{name}: {key} must be an integer >= {least}, got {value}")
+    for key, allowed in _REAL_RANGE.items():
+        value = cfg[key]
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"{name}: {key} must be a number, got {value!r}")
+        inside = {"[0, 1]": 0 <= value <= 1, "> 0": 0 < value < math.inf,
+                  ">= 0": 0 <= value < math.inf}[allowed]
+        if not inside:
+            raise ValueError(f"{name}: {key} must be {allowed}, got {value}")
+
+
 def _check_spaces(env, name):
-    """TD3 needs a flat Box observation space and a bounded Box action space."""
+    """Require a flat ``Box`` observation space and a bounded ``Box`` action space."""
     obs_space, act_space = env.observation_space, env.action_space
     if type(obs_space).__name__ != "Box" or len(obs_space.shape) != 1:
         raise ValueError(f"{name}: observation space {obs_space} is not supported; it needs a "
