@@ -112,3 +112,112 @@ def test_ppo_learns_cartpole(tmp_path):
         logger_kwargs=dict(output_dir=str(tmp_path)))
     df = read_progress(tmp_path)
     assert df["AverageEpRet"].iloc[-3:].mean() > 150, df["AverageEpRet"].tolist()
+
+
+def _spy_on_batches(monkeypatch, buffer_cls):
+    """Keep a copy of every batch that ``buffer_cls.get`` hands to the update."""
+    batches = []
+    original_get = buffer_cls.get
+
+    def get(self):
+        data = original_get(self)
+        batches.append({k: v.clone() for k, v in data.items()})
+        return data
+    monkeypatch.setattr(buffer_cls, "get", get)
+    return batches
+
+
+def test_ppo_logs_kl_clipfrac_and_deltas_after_the_update(tmp_path, monkeypatch):
+    # One large policy step (train_pi_iters=1, pi_lr=0.05, no early stopping): the
+    # logged KL, ClipFrac, DeltaLossPi and DeltaLossV must be those of the policy and
+    # value function *after* the update, recomputed here from the returned module on
+    # the epoch's batch. Spinning Up logged them from before the last step, which with
+    # one policy step is the untouched policy: KL ~ 0 and ClipFrac = 0.
+    batches = _spy_on_batches(monkeypatch, PPOBuffer)
+    clip_ratio = 0.2
+    ac = ppo(lambda: gym.make("CartPole-v1"), steps_per_epoch=200, epochs=1, seed=1,
+             train_pi_iters=1, train_v_iters=3, pi_lr=0.05, target_kl=100.0,
+             clip_ratio=clip_ratio, ac_kwargs=dict(hidden_sizes=[16]),
+             logger_kwargs=dict(output_dir=str(tmp_path)))
+    row = read_progress(tmp_path).iloc[0]
+    data = batches[0]
+    with torch.no_grad():
+        _, logp = ac.pi(data["obs"], data["act"])
+        ratio = torch.exp(logp - data["logp"])
+        kl = (data["logp"] - logp).mean().item()
+        clip_frac = ((ratio - 1).abs() > clip_ratio).float().mean().item()
+        clipped = torch.clamp(ratio, 1 - clip_ratio, 1 + clip_ratio)
+        loss_pi = -torch.min(ratio * data["adv"], clipped * data["adv"]).mean().item()
+        loss_v = ((ac.v(data["obs"]) - data["ret"]) ** 2).mean().item()
+    assert abs(kl) > 1e-3 and clip_frac > 0  # the step really moved the policy
+    assert row["KL"] == pytest.approx(kl, rel=1e-5)
+    assert row["ClipFrac"] == pytest.approx(clip_frac, abs=1e-6)
+    assert row["LossPi"] + row["DeltaLossPi"] == pytest.approx(loss_pi, rel=1e-5, abs=1e-6)
+    assert row["LossV"] + row["DeltaLossV"] == pytest.approx(loss_v, rel=1e-5)
+    assert row["StopIter"] == 0
+
+
+def test_ppo_early_stopping_logs_the_kl_that_stopped_it(tmp_path):
+    # With a tiny target_kl the loop stops after one step; no step follows the KL
+    # check that fired, so the logged (post-update) KL is above 1.5 * target_kl.
+    ppo(lambda: gym.make("CartPole-v1"), steps_per_epoch=200, epochs=1, seed=2,
+        pi_lr=0.01, target_kl=1e-6, train_v_iters=1, ac_kwargs=dict(hidden_sizes=[16]),
+        logger_kwargs=dict(output_dir=str(tmp_path)))
+    row = read_progress(tmp_path).iloc[0]
+    assert row["StopIter"] == 1
+    assert row["KL"] > 1.5e-6
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(epochs=0), ValueError, "ppo: epochs=0"),
+    (dict(steps_per_epoch=-4), ValueError, "steps_per_epoch"),
+    (dict(steps_per_epoch=100.0), TypeError, "steps_per_epoch must be an int"),
+    (dict(train_pi_iters=True), TypeError, "train_pi_iters"),
+    (dict(train_v_iters=0), ValueError, "train_v_iters"),
+    (dict(gamma=1.5), ValueError, "0 <= gamma <= 1"),
+    (dict(lam=0.0), ValueError, "0 < lam <= 1"),
+    (dict(pi_lr=0.0), ValueError, "pi_lr > 0"),
+    (dict(vf_lr=-1e-3), ValueError, "vf_lr > 0"),
+    (dict(clip_ratio=0), ValueError, "clip_ratio > 0"),
+    (dict(target_kl=float("nan")), ValueError, "target_kl > 0"),
+    (dict(target_kl="0.01"), TypeError, "target_kl must be a number"),
+    (dict(max_ep_len=0), ValueError, "max_ep_len"),
+    (dict(save_freq=0), ValueError, "save_freq"),
+])
+def test_bad_arguments_fail_before_anything_is_written(tmp_path, kwargs, error, match):
+    out = tmp_path / "out"
+    with pytest.raises(error, match=match):
+        ppo(lambda: gym.make("CartPole-v1"), logger_kwargs=dict(output_dir=str(out)), **kwargs)
+    assert not out.exists()
+
+
+def test_bad_spaces_fail_before_anything_is_written(tmp_path):
+    class MultiBinaryActionEnv(_OneStepTimeLimitEnv):
+        action_space = gym.spaces.MultiBinary(3)
+    out = tmp_path / "out"
+    with pytest.raises(ValueError, match="ppo: action space"):
+        ppo(MultiBinaryActionEnv, logger_kwargs=dict(output_dir=str(out)))
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("env_id", ["CartPole-v1", "Pendulum-v1"])
+def test_actor_critic_shapes_and_state_dict_keys(env_id):
+    from spinup.algos.ppo.core import MLPActorCritic
+    env = gym.make(env_id)
+    ac = MLPActorCritic(env.observation_space, env.action_space, hidden_sizes=(8,))
+    head = ["pi.logits_net"] if env_id == "CartPole-v1" else ["pi.log_std", "pi.mu_net"]
+    keys = list(ac.state_dict())
+    # The keys are the saved-model format: they must not change.
+    net = head[-1]
+    expected = head[:-1] + [f"{net}.0.weight", f"{net}.0.bias", f"{net}.2.weight",
+                            f"{net}.2.bias", "v.v_net.0.weight", "v.v_net.0.bias",
+                            "v.v_net.2.weight", "v.v_net.2.bias"]
+    assert keys == expected
+    obs = torch.as_tensor(np.stack([env.observation_space.sample() for _ in range(5)]))
+    pi, logp = ac.pi(obs, torch.as_tensor(np.stack([env.action_space.sample()
+                                                     for _ in range(5)])))
+    assert logp.shape == (5,) and ac.v(obs).shape == (5,)
+    a, v, logp_a = ac.step(obs[0])
+    assert a.shape == env.action_space.shape and v.shape == () and logp_a.shape == ()
+    det = ac.act(obs, deterministic=True)
+    np.testing.assert_array_equal(det, ac.act(obs, deterministic=True))

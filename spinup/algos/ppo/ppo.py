@@ -1,370 +1,406 @@
-"""Proximal Policy Optimization (PPO-Clip), Schulman et al. 2017, with GAE-lambda
-advantages (Schulman et al. 2016) and early stopping on the mean KL.
+"""Proximal Policy Optimization (PPO-Clip) with GAE-lambda advantages and early stopping.
 
-Pseudocode lines (docs/algorithms/ppo.rst) are referenced as ``[PPO line N]``.
+PPO collects an epoch of experience with the current policy, like VPG, but then takes
+many gradient steps on that same batch. To keep the new policy close to the one that
+collected the data, it maximizes a clipped objective that stops rewarding a change of
+an action's probability beyond a factor 1 +- clip_ratio, and it stops the policy
+steps of the epoch once the estimated KL divergence from the old policy grows too big.
+
+Papers:
+    Schulman, Wolski, Dhariwal, Radford, Klimov (2017), "Proximal policy optimization
+    algorithms", arXiv:1707.06347, Eq. 7, the clipped surrogate objective
+        L^CLIP(theta) = E_t[ min( r_t(theta) A_t,
+                                  clip(r_t(theta), 1 - eps, 1 + eps) A_t ) ],
+    with the probability ratio r_t(theta) = pi_theta(a_t|s_t) / pi_theta_old(a_t|s_t)
+    and eps = clip_ratio. Line 6 uses it.
+
+    Schulman, Moritz, Levine, Jordan, Abbeel (2016), "High-dimensional continuous
+    control using generalized advantage estimation", ICLR, arXiv:1506.02438,
+    Eq. 16: A_t = sum_{l>=0} (gamma * lam)^l delta_{t+l} with the TD residual
+    delta_t = r_t + gamma V(s_{t+1}) - V(s_t). Line 5 uses it.
+
+Pseudocode (docs/algorithms/ppo.rst)::
+
+    Algorithm 1: PPO-Clip
+
+    1: Input: initial policy parameters θ_0, initial value function parameters φ_0
+    2: for k = 0, 1, 2, ... do
+    3:     Collect set of trajectories D_k = {τ_i} by running policy π_k = π(θ_k)
+           in the environment.
+    4:     Compute rewards-to-go R̂_t.
+    5:     Compute advantage estimates Â_t (using any method of advantage estimation)
+           based on the current value function V_φk.
+    6:     Update the policy by maximizing the PPO-Clip objective:
+               θ_{k+1} = argmax_θ 1/(|D_k| T) Σ_{τ ∈ D_k} Σ_{t=0..T}
+                         min( π_θ(a_t|s_t)/π_θk(a_t|s_t) A^{π_θk}(s_t,a_t),
+                              g(ε, A^{π_θk}(s_t,a_t)) ),
+           typically via stochastic gradient ascent with Adam.
+    7:     Fit value function by regression on mean-squared error:
+               φ_{k+1} = argmin_φ 1/(|D_k| T) Σ_{τ ∈ D_k} Σ_{t=0..T} (V_φ(s_t) − R̂_t)²,
+           typically via some gradient descent algorithm.
+    8: end for
+
+The code that carries out pseudocode line N is tagged ``[PPO line N]``.
 """
+import numbers
 import time
 
+import gymnasium as gym
 import numpy as np
 import torch
-from torch.optim import Adam
 
 import spinup.algos.ppo.core as core
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
 from spinup.utils.mpi_tools import mpi_avg, mpi_statistics_scalar, num_procs, proc_id
+from spinup.utils.torch_tools import torch_threads
 
+
+# ---- Buffer ----
 
 class PPOBuffer:
-    """Stores one epoch of trajectories and computes GAE-lambda advantages and
-    rewards-to-go (the value targets)."""
+    """One epoch of experience of one process, and the targets computed from it.
+
+    ``store`` appends a step; ``finish_path`` closes a trajectory and fills in its
+    advantages ``adv_buf`` and rewards-to-go ``ret_buf``; ``get`` hands the full
+    epoch to the update and empties the buffer.
+
+    Args:
+        obs_dim (tuple): shape of one observation.
+        act_dim (tuple): shape of one action (``()`` for a ``Discrete`` space).
+        size (int): steps per epoch on this process.
+        gamma (float): discount factor.
+        lam (float): GAE lambda.
+    """
 
     def __init__(self, obs_dim, act_dim, size, gamma=0.99, lam=0.95):
-        self.obs_buf = np.zeros(core.combined_shape(size, obs_dim), dtype=np.float32)
-        self.act_buf = np.zeros(core.combined_shape(size, act_dim), dtype=np.float32)
-        self.adv_buf = np.zeros(size, dtype=np.float32)
-        self.rew_buf = np.zeros(size, dtype=np.float32)
-        self.ret_buf = np.zeros(size, dtype=np.float32)
-        self.val_buf = np.zeros(size, dtype=np.float32)
-        self.logp_buf = np.zeros(size, dtype=np.float32)
-        self.gamma, self.lam = gamma, lam
-        self.ptr, self.path_start_idx, self.max_size = 0, 0, size
+        def zeros(item_shape=None):
+            return np.zeros(core.combined_shape(size, item_shape), dtype=np.float32)
+
+        self.obs_buf, self.act_buf = zeros(obs_dim), zeros(act_dim)
+        self.rew_buf, self.val_buf, self.logp_buf = zeros(), zeros(), zeros()
+        self.adv_buf, self.ret_buf = zeros(), zeros()
+        self.gamma, self.lam, self.max_size = gamma, lam, size
+        self.ptr = 0             # next free row
+        self.path_start_idx = 0  # first row of the trajectory in progress
 
     def store(self, obs, act, rew, val, logp):
-        """Append one timestep of agent-environment interaction."""
-        assert self.ptr < self.max_size  # buffer has to have room so you can store
-        self.obs_buf[self.ptr] = obs
-        self.act_buf[self.ptr] = act
-        self.rew_buf[self.ptr] = rew
-        self.val_buf[self.ptr] = val
-        self.logp_buf[self.ptr] = logp
-        self.ptr += 1
+        """Record one step: observation, action, reward, V(obs) and log pi(act|obs)."""
+        if self.ptr >= self.max_size:
+            raise RuntimeError(f"PPOBuffer is full ({self.max_size} steps); call get() first")
+        row = self.ptr
+        self.obs_buf[row], self.act_buf[row], self.rew_buf[row] = obs, act, rew
+        self.val_buf[row], self.logp_buf[row] = val, logp
+        self.ptr = row + 1
 
     def finish_path(self, last_val=0):
-        """Close the current trajectory: compute its GAE-lambda advantages and
-        rewards-to-go. ``last_val`` is 0 if the episode terminated, else
-        ``V(s_T)`` to bootstrap the rewards beyond a truncation or epoch cut-off."""
-        path_slice = slice(self.path_start_idx, self.ptr)
-        rews = np.append(self.rew_buf[path_slice], last_val)
-        vals = np.append(self.val_buf[path_slice], last_val)
-        # GAE-lambda advantage: A_t = sum_l (gamma*lam)^l delta_{t+l}   [PPO line 5]
-        deltas = rews[:-1] + self.gamma * vals[1:] - vals[:-1]
-        self.adv_buf[path_slice] = core.discount_cumsum(deltas, self.gamma * self.lam)
-        # Rewards-to-go R_t, the targets for the value function   [PPO line 4]
-        self.ret_buf[path_slice] = core.discount_cumsum(rews, self.gamma)[:-1]
+        """Close the trajectory that started at ``path_start_idx``.
+
+        Args:
+            last_val (float): V(s_T) for the state after the last stored step: 0 when
+                the episode terminated, the critic's estimate when it was cut short
+                (time limit, ``max_ep_len`` or end of the epoch), so that the
+                rewards beyond the cut are still accounted for.
+        """
+        path = slice(self.path_start_idx, self.ptr)
+        # r_0 .. r_{T-1} followed by V(s_T), and V(s_0) .. V(s_T).
+        rew_and_tail = np.append(self.rew_buf[path], last_val)
+        v_and_tail = np.append(self.val_buf[path], last_val)
+        # [PPO line 4] R_t = sum_l gamma^l r_{t+l} + gamma^(T-t) V(s_T): the discounted
+        # sum of the sequence above, minus its last entry (which is V(s_T) alone).
+        self.ret_buf[path] = core.discount_cumsum(rew_and_tail, self.gamma)[:-1]
+        # [PPO line 5] GAE (Schulman et al. 2016, Eq. 16) from the TD residuals.
+        td_residual = self.rew_buf[path] + self.gamma * v_and_tail[1:] - v_and_tail[:-1]
+        self.adv_buf[path] = core.discount_cumsum(td_residual, self.gamma * self.lam)
         self.path_start_idx = self.ptr
 
     def get(self):
-        """Return the whole (full) buffer as tensors, advantages normalised to
-        mean 0 / std 1 over all MPI processes, and reset the buffer."""
-        assert self.ptr == self.max_size  # buffer has to be full before you can get
-        self.ptr, self.path_start_idx = 0, 0
-        adv_mean, adv_std = mpi_statistics_scalar(self.adv_buf)
-        self.adv_buf = (self.adv_buf - adv_mean) / (adv_std + 1e-8)
-        data = dict(obs=self.obs_buf, act=self.act_buf, ret=self.ret_buf,
-                    adv=self.adv_buf, logp=self.logp_buf)
-        return {k: torch.as_tensor(v, dtype=torch.float32) for k, v in data.items()}
+        """Return the epoch as float32 tensors ``obs, act, ret, adv, logp`` and reset.
 
+        The advantages are shifted and scaled to mean 0 and standard deviation 1
+        over the whole batch of every MPI process (the 1e-8 keeps a batch of equal
+        advantages from dividing by zero).
+        """
+        if self.ptr != self.max_size:
+            raise RuntimeError(f"PPOBuffer.get: only {self.ptr} of {self.max_size} steps stored")
+        mean, std = mpi_statistics_scalar(self.adv_buf)
+        # Normalised in place. (mean and std are float64, so from the second epoch on
+        # adv_buf holds float64: kept as it was, so that a seed reproduces the curves
+        # in docs/benchmarks bit for bit.)
+        self.adv_buf = (self.adv_buf - mean) / (std + 1e-8)
+        batch = dict(obs=self.obs_buf, act=self.act_buf, ret=self.ret_buf,
+                     adv=self.adv_buf, logp=self.logp_buf)
+        self.ptr = self.path_start_idx = 0
+        return {key: torch.as_tensor(arr, dtype=torch.float32) for key, arr in batch.items()}
+
+
+# ---- Algorithm ----
 
 def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=50, gamma=0.99, clip_ratio=0.2, pi_lr=3e-4,
         vf_lr=1e-3, train_pi_iters=80, train_v_iters=80, lam=0.97, max_ep_len=1000,
         target_kl=0.01, logger_kwargs=dict(), save_freq=10):
-    """
-    Proximal Policy Optimization (by clipping), with early stopping based on
-    approximate KL.
+    """Train a policy with PPO-Clip (GAE-lambda advantages, early stopping on KL).
 
     Args:
-        env_fn : A function which creates a copy of the environment.
-            The environment must satisfy the gymnasium API, with a ``Box``
-            observation space and a ``Box`` or ``Discrete`` action space.
+        env_fn (callable): no arguments, returns a new ``gymnasium.Env`` with a flat
+            ``Box`` observation space and a ``Box`` or ``Discrete`` action space.
+        actor_critic (callable): builds the agent as
+            ``actor_critic(env.observation_space, env.action_space, **ac_kwargs)``;
+            the ``nn.Module`` it returns must have the members in the table below.
+            Default: :class:`spinup.algos.ppo.core.MLPActorCritic`.
+        ac_kwargs (dict): extra keyword arguments for ``actor_critic``, e.g.
+            ``hidden_sizes`` and ``activation`` (``--hid``, ``--act`` on the CLI).
+        seed (int): seed of torch, numpy, the env and its action space; MPI process
+            ``rank`` uses ``seed + 10000 * rank``.
+        steps_per_epoch (int): env steps per epoch summed over all MPI processes,
+            > 0 and a multiple of their number. Every policy step of an epoch uses
+            the whole batch, so a larger batch means less noisy steps.
+        epochs (int): number of epochs (collect, then update), > 0.
+        gamma (float): discount factor, ``0 <= gamma <= 1``.
+        clip_ratio (float): the epsilon of the clipped objective, > 0: a step gains
+            nothing from moving an action's probability ratio outside
+            ``[1 - clip_ratio, 1 + clip_ratio]``. Usually 0.1 to 0.3.
+        pi_lr (float): Adam learning rate of the policy, > 0.
+        vf_lr (float): Adam learning rate of the value function, > 0.
+        train_pi_iters (int): at most this many Adam steps on the policy per epoch,
+            > 0; early stopping (``target_kl``) usually ends the loop sooner.
+        train_v_iters (int): Adam steps on the value loss per epoch, > 0.
+        lam (float): GAE lambda, ``0 < lam <= 1``; values near 1 (default 0.97) keep
+            the advantages nearly unbiased while the baseline cuts their variance.
+        max_ep_len (int): episode length cap in env steps, > 0. Reaching it, or
+            the env's own time limit, ends the episode and bootstraps from V(s_T).
+        target_kl (float): the KL divergence between old and new policy that one
+            epoch's update should roughly stay within, > 0. The policy steps stop
+            when the estimate exceeds ``1.5 * target_kl``. Usually 0.01 to 0.05.
+        logger_kwargs (dict): keyword arguments of
+            :class:`spinup.utils.logx.EpochLogger` (``output_dir``, ``exp_name``).
+        save_freq (int): save the model every ``save_freq`` epochs (> 0), and
+            after the last epoch.
 
-        actor_critic: The constructor method for a PyTorch Module with a
-            ``step`` method, an ``act`` method, a ``pi`` module, and a ``v``
-            module, called as
-            ``actor_critic(env.observation_space, env.action_space, **ac_kwargs)``.
-            The ``step`` method should accept a batch of observations and return:
+    The actor-critic must provide (``obs_dim`` and ``act_dim`` are the sizes of
+    the observation and the action; a ``Discrete`` action has no ``act_dim`` axis):
 
-            ===========  ================  ======================================
-            Symbol       Shape             Description
-            ===========  ================  ======================================
-            ``a``        (batch, act_dim)  | Numpy array of actions for each
-                                           | observation.
-            ``v``        (batch,)          | Numpy array of value estimates
-                                           | for the provided observations.
-            ``logp_a``   (batch,)          | Numpy array of log probs for the
-                                           | actions in ``a``.
-            ===========  ================  ======================================
+    =================================  ================================================
+    Member                             Shapes and meaning
+    =================================  ================================================
+    ``step(obs)``                      obs tensor (obs_dim,) -> numpy ``(a, v, logp_a)``:
+                                       a sampled action (act_dim,), V(obs) and
+                                       log pi(a|obs), both scalars; no gradients
+    ``act(obs, deterministic=False)``  obs -> numpy action (act_dim,): a sample, or
+                                       the policy's mode when ``deterministic``
+    ``pi(obs, act=None)``              obs (batch, obs_dim), act (batch, act_dim) ->
+                                       ``(distribution, logp_a)`` with logp_a of shape
+                                       (batch,), ``None`` when ``act`` is ``None``;
+                                       the distribution has ``entropy()``
+    ``v(obs)``                         obs (batch, obs_dim) -> values (batch,), not
+                                       (batch, 1)
+    =================================  ================================================
 
-            The ``act(obs, deterministic=False)`` method behaves the same as
-            ``step`` but only returns ``a`` (the mode of the policy when
-            ``deterministic``).
-
-            The ``pi`` module's forward call should accept a batch of
-            observations and optionally a batch of actions, and return:
-
-            ===========  ================  ======================================
-            Symbol       Shape             Description
-            ===========  ================  ======================================
-            ``pi``       N/A               | Torch Distribution object, containing
-                                           | a batch of distributions describing
-                                           | the policy for the provided observations.
-            ``logp_a``   (batch,)          | Optional (only returned if batch of
-                                           | actions is given). Tensor containing
-                                           | the log probability, according to
-                                           | the policy, of the provided actions.
-                                           | If actions not given, will contain
-                                           | ``None``.
-            ===========  ================  ======================================
-
-            The ``v`` module's forward call should accept a batch of observations
-            and return:
-
-            ===========  ================  ======================================
-            Symbol       Shape             Description
-            ===========  ================  ======================================
-            ``v``        (batch,)          | Tensor containing the value estimates
-                                           | for the provided observations. (Critical:
-                                           | make sure to flatten this!)
-            ===========  ================  ======================================
-
-        ac_kwargs (dict): Any kwargs appropriate for the ActorCritic object
-            you provided to PPO (``hidden_sizes``, ``activation``).
-
-        seed (int): Seed for random number generators (each MPI process adds
-            ``10000 * rank``).
-
-        steps_per_epoch (int): Number of steps of interaction (state-action pairs)
-            for the agent and the environment in each epoch, summed over all
-            MPI processes.
-
-        epochs (int): Number of epochs of interaction (equivalent to
-            number of policy updates) to perform.
-
-        gamma (float): Discount factor. (Always between 0 and 1.)
-
-        clip_ratio (float): Hyperparameter for clipping in the policy objective.
-            Roughly: how far can the new policy go from the old policy while
-            still profiting (improving the objective function)? The new policy
-            can still go farther than the clip_ratio says, but it doesn't help
-            on the objective anymore. (Usually small, 0.1 to 0.3.) Typically
-            denoted by :math:`\\epsilon`.
-
-        pi_lr (float): Learning rate for policy optimizer.
-
-        vf_lr (float): Learning rate for value function optimizer.
-
-        train_pi_iters (int): Maximum number of gradient descent steps to take
-            on policy loss per epoch. (Early stopping may cause optimizer
-            to take fewer than this.)
-
-        train_v_iters (int): Number of gradient descent steps to take on
-            value function per epoch.
-
-        lam (float): Lambda for GAE-Lambda. (Always between 0 and 1,
-            close to 1.)
-
-        max_ep_len (int): Maximum length of trajectory / episode / rollout.
-            Reaching it (or the env's own time limit) cuts the episode and
-            bootstraps from ``V(s_T)``.
-
-        target_kl (float): Roughly what KL divergence we think is appropriate
-            between new and old policies after an update. This will get used
-            for early stopping (at ``1.5 * target_kl``). (Usually small, 0.01 or 0.05.)
-
-        logger_kwargs (dict): Keyword args for EpochLogger.
-
-        save_freq (int): How often (in terms of gap between epochs) to save
-            the current policy and value function.
+    ``pi`` and ``v`` are ``nn.Module`` objects: each gets its own Adam optimizer
+    over its ``parameters()``.
 
     Returns:
-        The trained actor-critic module.
+        nn.Module: the trained actor-critic.
 
     Raises:
-        ValueError: unsupported observation/action space or bad arguments.
+        TypeError: an integer argument is not an int, or a rate is not a number.
+        ValueError: an argument is out of range, ``steps_per_epoch`` is not a
+            multiple of the number of MPI processes, or the env's spaces are not
+            supported. Raised before anything is written to disk.
+
+    Source:
+        docs/algorithms/ppo.rst (pseudocode, early stopping); Schulman et al.
+        (2017), Eq. 7; Schulman et al. (2016), Eq. 16.
     """
-    # Special function to avoid certain slowdowns from PyTorch + MPI combo.
-    setup_pytorch_for_mpi()
+    config = dict(locals())  # the arguments, for config.json
 
-    # Set up logger and save configuration
-    logger = EpochLogger(**logger_kwargs)
-    logger.save_config(locals())
-
-    # Random seed
-    seed += 10000 * proc_id()
-    torch.manual_seed(seed)
-    np.random.seed(seed)
-
-    # Instantiate environment
+    # ---- Setup ----
+    _check_arguments(config)
     env = env_fn()
     _check_spaces(env)
-    obs_dim = env.observation_space.shape
-    act_dim = env.action_space.shape
-    is_box = type(env.action_space).__name__ == "Box"
-    if steps_per_epoch % num_procs() != 0 or steps_per_epoch < num_procs():
-        raise ValueError(f"ppo: steps_per_epoch={steps_per_epoch} must be a positive multiple "
-                         f"of the number of MPI processes ({num_procs()})")
+    is_box = isinstance(env.action_space, gym.spaces.Box)
 
-    # Create actor-critic module   [PPO line 1: initial policy and value parameters]
-    ac = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
+    # Under MPI each process gets a share of the CPU threads; torch_threads puts the
+    # caller's thread count back when ppo returns or raises.
+    with torch_threads(None):
+        setup_pytorch_for_mpi()
+        logger = EpochLogger(**logger_kwargs)
+        logger.save_config(config)
 
-    # Sync params across processes
-    sync_params(ac)
+        seed += 10000 * proc_id()
+        torch.manual_seed(seed)
+        np.random.seed(seed)
 
-    # Count variables
-    var_counts = tuple(core.count_vars(module) for module in [ac.pi, ac.v])
-    logger.log("\nNumber of parameters: \t pi: %d, \t v: %d\n" % var_counts)
+        # [PPO line 1] theta_0 and phi_0, the same on every MPI process.
+        ac = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
+        sync_params(ac)
+        logger.log(f"\nNumber of parameters: pi {core.count_vars(ac.pi)}, "
+                   f"v {core.count_vars(ac.v)}\n")
 
-    # Set up experience buffer
-    local_steps_per_epoch = int(steps_per_epoch / num_procs())
-    buf = PPOBuffer(obs_dim, act_dim, local_steps_per_epoch, gamma, lam)
+        local_steps = steps_per_epoch // num_procs()
+        buf = PPOBuffer(env.observation_space.shape, env.action_space.shape,
+                        local_steps, gamma, lam)
+        pi_optimizer = torch.optim.Adam(ac.pi.parameters(), lr=pi_lr)
+        vf_optimizer = torch.optim.Adam(ac.v.parameters(), lr=vf_lr)
+        logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
 
-    # Set up function for computing PPO policy loss
-    def compute_loss_pi(data):
-        obs, act, adv, logp_old = data["obs"], data["act"], data["adv"], data["logp"]
+        # ---- Losses ----
+        def compute_loss_pi(data):
+            """Negated clipped objective L^CLIP of [PPO line 6] (Schulman et al.
+            2017, Eq. 7) on the batch, plus diagnostics: ``kl``, the mean log-ratio
+            old/new (an estimate of KL(old || new)); ``ent``, the mean entropy; and
+            ``cf``, the fraction of samples whose ratio lies outside the clip range."""
+            pi, logp = ac.pi(data["obs"], data["act"])
+            adv = data["adv"]
+            ratio = torch.exp(logp - data["logp"])  # r_t(theta)
+            clipped = torch.clamp(ratio, 1 - clip_ratio, 1 + clip_ratio)
+            objective = torch.min(ratio * adv, clipped * adv).mean()
+            outside = (ratio < 1 - clip_ratio) | (ratio > 1 + clip_ratio)
+            diagnostics = dict(kl=(data["logp"] - logp).mean().item(),
+                               ent=pi.entropy().mean().item(),
+                               cf=outside.float().mean().item())
+            return -objective, diagnostics
 
-        # Policy loss: -mean(min(ratio * A, clip(ratio, 1-eps, 1+eps) * A))   [PPO line 6]
-        pi, logp = ac.pi(obs, act)
-        ratio = torch.exp(logp - logp_old)
-        clip_adv = torch.clamp(ratio, 1 - clip_ratio, 1 + clip_ratio) * adv
-        loss_pi = -(torch.min(ratio * adv, clip_adv)).mean()
+        def compute_loss_v(data):
+            """Mean squared error of V_phi against the rewards-to-go ([PPO line 7])."""
+            error = ac.v(data["obs"]) - data["ret"]
+            return (error ** 2).mean()
 
-        # Useful extra info
-        approx_kl = (logp_old - logp).mean().item()
-        ent = pi.entropy().mean().item()
-        clipped = ratio.gt(1 + clip_ratio) | ratio.lt(1 - clip_ratio)
-        clipfrac = torch.as_tensor(clipped, dtype=torch.float32).mean().item()
-        pi_info = dict(kl=approx_kl, ent=ent, cf=clipfrac)
-        return loss_pi, pi_info
+        # ---- Update ----
+        def gradient_step(optimizer, loss, module):
+            """One Adam step on ``loss``, gradients averaged over MPI processes."""
+            optimizer.zero_grad()
+            loss.backward()
+            mpi_avg_grads(module)
+            optimizer.step()
 
-    # Set up function for computing value loss: mean squared error to the rewards-to-go
-    def compute_loss_v(data):
-        obs, ret = data["obs"], data["ret"]
-        return ((ac.v(obs) - ret) ** 2).mean()
+        def update():
+            data = buf.get()
+            with torch.no_grad():
+                loss_pi_before, before = compute_loss_pi(data)
+                loss_v_before = compute_loss_v(data).item()
+            # [PPO line 6] Adam steps on the whole batch; before each one, the KL
+            # estimate (averaged over MPI processes) decides whether to go on.
+            for stop_iter in range(train_pi_iters):
+                loss_pi, now = compute_loss_pi(data)
+                if mpi_avg(now["kl"]) > 1.5 * target_kl:
+                    logger.log(f"Early stopping at step {stop_iter} due to reaching max kl.")
+                    break
+                gradient_step(pi_optimizer, loss_pi, ac.pi)
+            logger.store(StopIter=stop_iter)
+            # [PPO line 7] regress V_phi on the rewards-to-go.
+            for _ in range(train_v_iters):
+                gradient_step(vf_optimizer, compute_loss_v(data), ac.v)
+            # KL, ClipFrac and the loss changes describe the finished update: one more
+            # evaluation of both losses on the same batch, after the last step.
+            with torch.no_grad():
+                loss_pi_after, after = compute_loss_pi(data)
+                loss_v_after = compute_loss_v(data).item()
+            logger.store(LossPi=loss_pi_before.item(), LossV=loss_v_before,
+                         KL=after["kl"], Entropy=before["ent"], ClipFrac=after["cf"],
+                         DeltaLossPi=loss_pi_after.item() - loss_pi_before.item(),
+                         DeltaLossV=loss_v_after - loss_v_before)
 
-    # Set up optimizers for policy and value function
-    pi_optimizer = Adam(ac.pi.parameters(), lr=pi_lr)
-    vf_optimizer = Adam(ac.v.parameters(), lr=vf_lr)
+        # ---- Main loop ----
+        start_time = time.time()
+        o, _ = env.reset(seed=seed)
+        env.action_space.seed(seed)
+        ep_ret, ep_len = 0.0, 0
+        for epoch in range(epochs):  # [PPO line 2]
+            warned_cut_off = False
+            for t in range(local_steps):
+                # [PPO line 3] act with pi_k; the env gets the action clipped to its
+                # bounds, the buffer the sample itself (whose log-prob the ratio uses).
+                a, v, logp = ac.step(torch.as_tensor(o, dtype=torch.float32))
+                env_a = np.clip(a, env.action_space.low, env.action_space.high) if is_box else a
+                o2, r, terminated, truncated, _ = env.step(env_a)
+                buf.store(o, a, r, v, logp)
+                logger.store(VVals=v)
+                ep_ret, ep_len, o = ep_ret + r, ep_len + 1, o2
 
-    # Set up model saving
-    logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
-
-    def update():
-        data = buf.get()
-
-        pi_l_old, pi_info_old = compute_loss_pi(data)
-        pi_l_old = pi_l_old.item()
-        v_l_old = compute_loss_v(data).item()
-
-        # Train policy with multiple steps of gradient descent   [PPO line 6]
-        i = 0
-        for i in range(train_pi_iters):
-            pi_optimizer.zero_grad()
-            loss_pi, pi_info = compute_loss_pi(data)
-            kl = mpi_avg(pi_info["kl"])
-            if kl > 1.5 * target_kl:
-                logger.log("Early stopping at step %d due to reaching max kl." % i)
-                break
-            loss_pi.backward()
-            mpi_avg_grads(ac.pi)  # average grads across MPI processes
-            pi_optimizer.step()
-        logger.store(StopIter=i)
-
-        # Value function learning   [PPO line 7]
-        for _ in range(train_v_iters):
-            vf_optimizer.zero_grad()
-            loss_v = compute_loss_v(data)
-            loss_v.backward()
-            mpi_avg_grads(ac.v)  # average grads across MPI processes
-            vf_optimizer.step()
-
-        # Log changes from update
-        kl, ent, cf = pi_info["kl"], pi_info_old["ent"], pi_info["cf"]
-        logger.store(LossPi=pi_l_old, LossV=v_l_old, KL=kl, Entropy=ent, ClipFrac=cf,
-                     DeltaLossPi=(loss_pi.item() - pi_l_old),
-                     DeltaLossV=(loss_v.item() - v_l_old))
-
-    # Prepare for interaction with environment
-    start_time = time.time()
-    o, _ = env.reset(seed=seed)
-    env.action_space.seed(seed)
-    ep_ret, ep_len = 0, 0
-    act_low, act_high = (env.action_space.low, env.action_space.high) if is_box else (None, None)
-
-    # Main loop: collect experience in env and update/log each epoch   [PPO line 2]
-    for epoch in range(epochs):
-        warned_cutoff = False
-        for t in range(local_steps_per_epoch):
-            # Run the current policy in the environment   [PPO line 3]
-            a, v, logp = ac.step(torch.as_tensor(o, dtype=torch.float32))
-            # A Gaussian sample can leave the action box: clip what the env sees,
-            # store the sample itself (its log-prob is what the loss uses).
-            env_a = np.clip(a, act_low, act_high) if is_box else a
-            next_o, r, terminated, truncated, _ = env.step(env_a)
-            ep_ret += r
-            ep_len += 1
-
-            # save and log
-            buf.store(o, a, r, v, logp)
-            logger.store(VVals=v)
-
-            # Update obs (critical!)
-            o = next_o
-
-            timeout = truncated or ep_len == max_ep_len
-            epoch_ended = t == local_steps_per_epoch - 1
-
-            if terminated or timeout or epoch_ended:
-                if epoch_ended and not (terminated or timeout) and not warned_cutoff:
-                    print("Warning: trajectory cut off by epoch at %d steps." % ep_len,
+                episode_over = terminated or truncated or ep_len == max_ep_len
+                if not episode_over and t < local_steps - 1:
+                    continue  # mid-trajectory: keep collecting
+                if not episode_over and not warned_cut_off:
+                    print(f"Warning: trajectory cut off by epoch at {ep_len} steps.",
                           flush=True)
-                    warned_cutoff = True
-                # Only a true terminal state has value 0; truncation and the epoch
-                # cut-off bootstrap from V(s_T) (DESIGN 3).   [PPO lines 4-5]
+                    warned_cut_off = True
+                # [PPO lines 4-5] V(s_T) = 0 only after a true terminal state;
+                # otherwise the critic's estimate (the v that ac.step returns).
                 if terminated:
-                    v = 0
+                    last_val = 0.0
                 else:
-                    _, v, _ = ac.step(torch.as_tensor(o, dtype=torch.float32))
-                buf.finish_path(v)
-                if terminated or timeout:
-                    # only save EpRet / EpLen if trajectory finished
+                    last_val = ac.step(torch.as_tensor(o, dtype=torch.float32))[1]
+                buf.finish_path(last_val)
+                if episode_over:
                     logger.store(EpRet=ep_ret, EpLen=ep_len)
                     o, _ = env.reset()
-                    ep_ret, ep_len = 0, 0
+                    ep_ret, ep_len = 0.0, 0
 
-        # Save model
-        if (epoch % save_freq == 0) or (epoch == epochs - 1):
-            logger.save_state({"env": env}, None)
+            if epoch % save_freq == 0 or epoch == epochs - 1:
+                logger.save_state({"env": env}, None)
 
-        # Perform PPO update!   [PPO lines 6-7]
-        update()
+            update()  # [PPO lines 6-7]
 
-        # Log info about epoch
-        logger.log_tabular("Epoch", epoch)
-        logger.log_tabular("EpRet", with_min_and_max=True)
-        logger.log_tabular("EpLen", average_only=True)
-        logger.log_tabular("VVals", with_min_and_max=True)
-        logger.log_tabular("TotalEnvInteracts", (epoch + 1) * steps_per_epoch)
-        logger.log_tabular("LossPi", average_only=True)
-        logger.log_tabular("LossV", average_only=True)
-        logger.log_tabular("DeltaLossPi", average_only=True)
-        logger.log_tabular("DeltaLossV", average_only=True)
-        logger.log_tabular("Entropy", average_only=True)
-        logger.log_tabular("KL", average_only=True)
-        logger.log_tabular("ClipFrac", average_only=True)
-        logger.log_tabular("StopIter", average_only=True)
-        logger.log_tabular("Time", time.time() - start_time)
-        logger.dump_tabular()
-    env.close()
+            logger.log_tabular("Epoch", epoch)
+            logger.log_tabular("EpRet", with_min_and_max=True)
+            logger.log_tabular("EpLen", average_only=True)
+            logger.log_tabular("VVals", with_min_and_max=True)
+            logger.log_tabular("TotalEnvInteracts", (epoch + 1) * steps_per_epoch)
+            logger.log_tabular("LossPi", average_only=True)
+            logger.log_tabular("LossV", average_only=True)
+            logger.log_tabular("DeltaLossPi", average_only=True)
+            logger.log_tabular("DeltaLossV", average_only=True)
+            logger.log_tabular("Entropy", average_only=True)
+            logger.log_tabular("KL", average_only=True)
+            logger.log_tabular("ClipFrac", average_only=True)
+            logger.log_tabular("StopIter", average_only=True)
+            logger.log_tabular("Time", time.time() - start_time)
+            logger.dump_tabular()
+        env.close()
     return ac
 
 
+# ---- Argument and space checks ----
+
+def _check_arguments(cfg):
+    """Raise TypeError/ValueError for an argument of ``ppo`` outside its range."""
+    for name in ("steps_per_epoch", "epochs", "train_pi_iters", "train_v_iters",
+                 "max_ep_len", "save_freq"):
+        _require_positive_int(name, cfg[name])
+    _require_real("gamma", cfg["gamma"], "0 <= gamma <= 1", lambda x: 0 <= x <= 1)
+    _require_real("lam", cfg["lam"], "0 < lam <= 1", lambda x: 0 < x <= 1)
+    for name in ("clip_ratio", "pi_lr", "vf_lr", "target_kl"):
+        _require_real(name, cfg[name], f"{name} > 0", lambda x: x > 0)
+    procs = num_procs()
+    if cfg["steps_per_epoch"] % procs != 0:
+        raise ValueError(f"ppo: steps_per_epoch={cfg['steps_per_epoch']} must be a multiple "
+                         f"of the number of MPI processes ({procs})")
+
+
+def _require_positive_int(name, value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"ppo: {name} must be an int, got {value!r}")
+    if value <= 0:
+        raise ValueError(f"ppo: {name}={value} is not allowed; it must be a positive int")
+
+
+def _require_real(name, value, allowed, is_allowed):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"ppo: {name} must be a number, got {value!r}")
+    if not is_allowed(value):  # also catches nan
+        raise ValueError(f"ppo: {name}={value} is not allowed; it must satisfy {allowed}")
+
+
 def _check_spaces(env):
-    """PPO needs a flat Box observation space and a Box or Discrete action space."""
+    """PPO needs a flat ``Box`` observation space and a ``Box`` or ``Discrete``
+    action space; anything else raises ValueError (after closing ``env``)."""
     obs_space, act_space = env.observation_space, env.action_space
-    if type(obs_space).__name__ != "Box" or len(obs_space.shape) != 1:
+    if not isinstance(obs_space, gym.spaces.Box) or len(obs_space.shape) != 1:
+        env.close()
         raise ValueError(f"ppo: observation space {obs_space} is not supported; PPO needs a "
                          "flat Box (wrap the env in gymnasium.wrappers.FlattenObservation)")
-    if type(act_space).__name__ not in ("Box", "Discrete"):
+    if not isinstance(act_space, (gym.spaces.Box, gym.spaces.Discrete)):
+        env.close()
         raise ValueError(f"ppo: action space {act_space} is not supported (Box or Discrete)")
-

@@ -1,145 +1,235 @@
-"""Actor-critics for VPG: MLP categorical / diagonal-Gaussian policies and an MLP value function."""
+"""Networks for VPG: a stochastic policy pi(a|s) and a state-value function V(s).
+
+Both are multi-layer perceptrons. The policy is a categorical distribution for a
+``Discrete`` action space and a diagonal Gaussian for a ``Box`` action space (its
+mean comes from the network, its log standard deviation is one free parameter per
+action dimension), as described on docs/algorithms/vpg.rst under "Exploration vs.
+Exploitation". :class:`MLPActorCritic` puts the two together; it is what ``vpg``
+builds unless you pass your own ``actor_critic``.
+
+The attribute names (``pi``, ``v``, ``logits_net``, ``mu_net``, ``log_std``,
+``v_net``) are the keys of the saved ``state_dict``: renaming one would stop
+existing ``model.pt`` files from loading.
+"""
+import gymnasium as gym
 import numpy as np
 import scipy.signal
 import torch
 import torch.nn as nn
-from torch.distributions.categorical import Categorical
-from torch.distributions.normal import Normal
+from torch.distributions import Categorical, Normal
 
+
+# ---- Small helpers ----
 
 def combined_shape(length, shape=None):
-    """``(length,)`` for scalars, ``(length, *shape)`` otherwise (buffer shapes)."""
+    """Shape of an array that holds ``length`` items of shape ``shape``.
+
+    Args:
+        length (int): number of items (the buffer size).
+        shape (None, int or tuple): shape of one item; ``None`` for a scalar.
+
+    Returns:
+        tuple: ``(length,)``, ``(length, shape)`` or ``(length, *shape)``.
+    """
     if shape is None:
-        return (length,)
-    return (length, shape) if np.isscalar(shape) else (length, *shape)
+        item_shape = ()
+    elif np.isscalar(shape):
+        item_shape = (shape,)
+    else:
+        item_shape = tuple(shape)
+    return (length,) + item_shape
 
 
 def mlp(sizes, activation, output_activation=nn.Identity):
-    """``Linear -> activation`` for each consecutive pair in ``sizes``; the last layer
-    uses ``output_activation``."""
-    layers = []
-    for j in range(len(sizes) - 1):
-        act = activation if j < len(sizes) - 2 else output_activation
-        layers += [nn.Linear(sizes[j], sizes[j + 1]), act()]
-    return nn.Sequential(*layers)
+    """A fully connected network with layer widths ``sizes``.
+
+    Every ``nn.Linear`` is followed by an activation module: ``activation`` for the
+    hidden layers and ``output_activation`` for the last one, so the
+    ``nn.Sequential`` alternates Linear (even indices) and activation (odd indices).
+
+    Args:
+        sizes (list of int): input width, hidden widths, output width.
+        activation (type): ``nn.Module`` class for the hidden layers, e.g. ``nn.Tanh``.
+        output_activation (type): ``nn.Module`` class after the last layer.
+
+    Returns:
+        nn.Sequential
+    """
+    n_linear = len(sizes) - 1
+    modules = []
+    for index, (width_in, width_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+        modules.append(nn.Linear(width_in, width_out))
+        is_last = index == n_linear - 1
+        modules.append(output_activation() if is_last else activation())
+    return nn.Sequential(*modules)
 
 
 def count_vars(module):
-    """Number of scalar parameters in ``module``."""
-    return sum(np.prod(p.shape) for p in module.parameters())
+    """Number of scalar parameters (weights and biases) of ``module``."""
+    return sum(param.numel() for param in module.parameters())
 
 
 def discount_cumsum(x, discount):
-    """Discounted cumulative sums of vector ``x`` (via ``scipy.signal.lfilter``).
+    """Discounted sums of ``x`` from every index to the end.
 
-    input: ``[x0, x1, x2]``; output:
-    ``[x0 + discount * x1 + discount^2 * x2, x1 + discount * x2, x2]``.
+    ``y[t] = x[t] + discount * x[t+1] + discount**2 * x[t+2] + ...``, which is the
+    recursion ``y[t] = x[t] + discount * y[t+1]``. Run over the reversed sequence
+    that recursion is a first-order linear filter, so ``scipy.signal.lfilter``
+    computes it in one call.
+
+    Args:
+        x (np.ndarray): shape ``(T,)`` (or ``(T, ...)``, summed along axis 0).
+        discount (float): ``gamma`` for rewards-to-go, ``gamma * lam`` for GAE.
+
+    Returns:
+        np.ndarray: same shape as ``x``.
     """
-    return scipy.signal.lfilter([1], [1, float(-discount)], x[::-1], axis=0)[::-1]
+    backwards = scipy.signal.lfilter([1], [1, -float(discount)], x[::-1], axis=0)
+    return backwards[::-1]
 
+
+# ---- Policies ----
 
 class Actor(nn.Module):
-    """Base policy: ``forward(obs, act=None) -> (pi, logp_a)``."""
+    """A stochastic policy. Subclasses build the action distribution for a batch
+    of observations (``distribution``) and score actions under it (``log_prob``)."""
 
-    def _distribution(self, obs):
+    def distribution(self, obs):
+        """The policy's ``torch.distributions`` object for ``obs`` (batch, obs_dim)."""
         raise NotImplementedError
 
-    def _log_prob_from_distribution(self, pi, act):
+    def log_prob(self, pi, act):
+        """Log-likelihood, shape (batch,), of ``act`` under the distribution ``pi``."""
         raise NotImplementedError
 
     def forward(self, obs, act=None):
-        """Produce the action distribution for ``obs`` (batch, obs_dim) and,
-        optionally, the log-likelihood (batch,) of ``act`` under it."""
-        pi = self._distribution(obs)
-        logp_a = None
-        if act is not None:
-            logp_a = self._log_prob_from_distribution(pi, act)
+        """Evaluate the policy.
+
+        Args:
+            obs (torch.Tensor): observations, shape (batch, obs_dim).
+            act (torch.Tensor or None): actions to score, shape (batch,) for
+                discrete actions or (batch, act_dim) for continuous ones.
+
+        Returns:
+            tuple: ``(pi, logp_a)``, the distribution and the log-likelihood of
+            ``act`` with shape (batch,) (``None`` when ``act`` is not given).
+        """
+        pi = self.distribution(obs)
+        logp_a = None if act is None else self.log_prob(pi, act)
         return pi, logp_a
 
 
 class MLPCategoricalActor(Actor):
-    """Categorical policy: the MLP outputs one logit per discrete action."""
+    """Policy over ``act_dim`` discrete actions: the MLP outputs one logit per action."""
 
     def __init__(self, obs_dim, act_dim, hidden_sizes, activation):
         super().__init__()
-        self.logits_net = mlp([obs_dim] + list(hidden_sizes) + [act_dim], activation)
+        self.logits_net = mlp([obs_dim, *hidden_sizes, act_dim], activation)
 
-    def _distribution(self, obs):
+    def distribution(self, obs):
         return Categorical(logits=self.logits_net(obs), validate_args=False)
 
-    def _log_prob_from_distribution(self, pi, act):
+    def log_prob(self, pi, act):
         return pi.log_prob(act)
 
     def mode(self, pi):
+        """Most likely action of each row (used for deterministic evaluation)."""
         return pi.probs.argmax(dim=-1)
 
 
 class MLPGaussianActor(Actor):
-    """Diagonal Gaussian policy: the MLP outputs the mean; ``log_std`` is a free
-    state-independent parameter vector initialised to -0.5."""
+    """Diagonal Gaussian policy: mean ``mu_net(obs)``, standard deviation
+    ``exp(log_std)``, where ``log_std`` does not depend on the observation and
+    starts at -0.5 (standard deviation about 0.61)."""
 
     def __init__(self, obs_dim, act_dim, hidden_sizes, activation):
         super().__init__()
-        self.log_std = nn.Parameter(-0.5 * torch.ones(act_dim, dtype=torch.float32))
-        self.mu_net = mlp([obs_dim] + list(hidden_sizes) + [act_dim], activation)
+        self.log_std = nn.Parameter(torch.full((act_dim,), -0.5, dtype=torch.float32))
+        self.mu_net = mlp([obs_dim, *hidden_sizes, act_dim], activation)
 
-    def _distribution(self, obs):
-        return Normal(self.mu_net(obs), torch.exp(self.log_std), validate_args=False)
+    def distribution(self, obs):
+        return Normal(self.mu_net(obs), self.log_std.exp(), validate_args=False)
 
-    def _log_prob_from_distribution(self, pi, act):
-        return pi.log_prob(act).sum(axis=-1)  # Last axis sum needed for Torch Normal distribution
+    def log_prob(self, pi, act):
+        # The action dimensions are independent: the joint log-density is the sum.
+        return pi.log_prob(act).sum(dim=-1)
 
     def mode(self, pi):
+        """The mean action (used for deterministic evaluation)."""
         return pi.mean
 
 
+# ---- Value function ----
+
 class MLPCritic(nn.Module):
-    """State-value function ``V(s)``: obs (batch, obs_dim) -> (batch,)."""
+    """State-value function: ``forward(obs)`` maps (batch, obs_dim) to (batch,)."""
 
     def __init__(self, obs_dim, hidden_sizes, activation):
         super().__init__()
-        self.v_net = mlp([obs_dim] + list(hidden_sizes) + [1], activation)
+        self.v_net = mlp([obs_dim, *hidden_sizes, 1], activation)
 
     def forward(self, obs):
-        return torch.squeeze(self.v_net(obs), -1)  # Critical to ensure v has right shape.
+        # Drop the trailing width-1 axis: a (batch, 1) value broadcast against
+        # (batch,) returns would silently give a (batch, batch) loss.
+        return self.v_net(obs).squeeze(-1)
 
+
+# ---- Actor-critic ----
 
 class MLPActorCritic(nn.Module):
-    """Policy ``pi`` and value function ``v`` for a ``Box`` observation space and a
-    ``Box`` (diagonal Gaussian) or ``Discrete`` (categorical) action space.
+    """The default actor-critic of VPG: policy ``pi`` plus value function ``v``.
+
+    =================================  ==================================================
+    Member                             Shapes
+    =================================  ==================================================
+    ``pi(obs, act=None)``              obs (batch, obs_dim) -> (distribution, logp_a
+                                       of shape (batch,) or ``None``)
+    ``v(obs)``                         obs (batch, obs_dim) -> values (batch,)
+    ``step(obs)``                      obs (obs_dim,) or (batch, obs_dim) -> numpy
+                                       ``(a, v, logp_a)``
+    ``act(obs, deterministic=False)``  obs -> numpy action (a sample, or the mode)
+    =================================  ==================================================
 
     Args:
-        observation_space (gymnasium.spaces.Box): flat observations.
-        action_space (Box or Discrete): actions.
-        hidden_sizes (list of int): hidden layer sizes of both networks.
-        activation (nn.Module class): activation of the hidden layers.
+        observation_space (gymnasium.spaces.Box): flat observations, shape (obs_dim,).
+        action_space (gymnasium.spaces.Box or Discrete): the actions.
+        hidden_sizes (sequence of int): hidden widths, the same for ``pi`` and ``v``.
+        activation (type): ``nn.Module`` class used after each hidden layer.
+
+    Raises:
+        ValueError: ``action_space`` is neither ``Box`` nor ``Discrete``.
     """
 
     def __init__(self, observation_space, action_space, hidden_sizes=(64, 64),
                  activation=nn.Tanh):
         super().__init__()
-        obs_dim = observation_space.shape[0]
-        if type(action_space).__name__ == "Box":
-            self.pi = MLPGaussianActor(obs_dim, action_space.shape[0], hidden_sizes, activation)
-        elif type(action_space).__name__ == "Discrete":
-            self.pi = MLPCategoricalActor(obs_dim, action_space.n, hidden_sizes, activation)
+        (obs_dim,) = observation_space.shape  # flat observations only
+        body = dict(hidden_sizes=hidden_sizes, activation=activation)
+        if isinstance(action_space, gym.spaces.Box):
+            self.pi = MLPGaussianActor(obs_dim, action_space.shape[0], **body)
+        elif isinstance(action_space, gym.spaces.Discrete):
+            self.pi = MLPCategoricalActor(obs_dim, int(action_space.n), **body)
         else:
-            raise ValueError(f"MLPActorCritic supports Box or Discrete action spaces, "
-                             f"not {action_space}")
-        self.v = MLPCritic(obs_dim, hidden_sizes, activation)
+            raise ValueError(f"MLPActorCritic: action space {action_space} is not "
+                             "supported (use a Box or a Discrete space)")
+        self.v = MLPCritic(obs_dim, **body)
 
     @torch.no_grad()
     def step(self, obs):
-        """Sample ``a ~ pi(.|obs)``; return numpy ``(a, v(obs), logp(a))``."""
-        pi = self.pi._distribution(obs)
+        """Sample an action and evaluate it, without building a graph.
+
+        Returns:
+            tuple of np.ndarray: the sampled action ``a``, the value ``v`` of
+            ``obs`` and the log-likelihood ``logp_a`` of ``a``.
+        """
+        pi = self.pi.distribution(obs)
         a = pi.sample()
-        logp_a = self.pi._log_prob_from_distribution(pi, a)
-        v = self.v(obs)
-        return a.numpy(), v.numpy(), logp_a.numpy()
+        return a.numpy(), self.v(obs).numpy(), self.pi.log_prob(pi, a).numpy()
 
     @torch.no_grad()
     def act(self, obs, deterministic=False):
-        """Action for ``obs`` as numpy: a sample, or the mode when ``deterministic``."""
-        if deterministic:
-            return self.pi.mode(self.pi._distribution(obs)).numpy()
-        return self.step(obs)[0]
+        """Action for ``obs`` as a numpy array: a sample from the policy, or its
+        mode (argmax / mean) when ``deterministic``."""
+        pi = self.pi.distribution(obs)
+        chosen = self.pi.mode(pi) if deterministic else pi.sample()
+        return chosen.numpy()
