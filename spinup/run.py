@@ -1,14 +1,18 @@
-"""Command-line interface (spec: "Running Experiments").
+"""The command line (spec: "Running Experiments"; docs: ``docs/user/running.rst``).
 
     python -m spinup.run ALGO [--flag value [value ...]] ...
     python -m spinup.run plot [logdir ...] [plot options]
     python -m spinup.run test_policy path/to/output_dir [options]
     python -m spinup.run help | ALGO --help
 
-Several values for a flag make a grid of experiments (run in series);
-``--flag[sh]`` sets the shorthand used in directory names; ``--key:sub v``
-sets ``key=dict(sub=v)``. Values are parsed with ``ast.literal_eval``; a dotted
-name such as ``torch.nn.ReLU`` is imported; anything else stays a string.
+An ``ALGO`` command becomes an :class:`~spinup.utils.run_utils.ExperimentGrid`:
+a flag with several values varies over them (one experiment per combination,
+run in series); ``--flag[sh]`` sets the shorthand used in directory names;
+``--key:sub v`` sets ``key=dict(sub=v)``. Each value is read with
+``ast.literal_eval``; failing that, a dotted name such as ``torch.nn.ReLU`` is
+imported, and anything else stays a string (no ``eval``). Every check (flags,
+values, environment, ``--cpu``) runs before the first experiment starts, and a
+mistake is reported as one line with exit code 2.
 """
 import ast
 import difflib
@@ -20,24 +24,25 @@ import textwrap
 from spinup import ALGOS
 from spinup.user_config import DEFAULT_DATA_DIR
 
-# Algorithms that average gradients over MPI processes and so accept --cpu > 1.
+#: Algorithms that average gradients over MPI processes and so accept ``--cpu`` > 1.
 MPI_ALGOS = {"vpg", "trpo", "npg", "ppo", "a2c"}
 
-# Command line args that will go to ExperimentGrid.run, and must possess unique values.
+#: Flags for :meth:`ExperimentGrid.run` rather than the algorithm; one value each.
 RUN_KEYS = ["num_cpu", "data_dir", "datestamp"]
 
-# Command line sweetener, allowing short-form flags for common, longer flags.
+#: Short flags and the full keys they stand for.
 SUBSTITUTIONS = {"env": "env_name", "hid": "ac_kwargs:hidden_sizes",
                  "act": "ac_kwargs:activation", "cpu": "num_cpu", "dt": "datestamp"}
 
-# Flags whose values are never imported as dotted names (they are paths or ids).
+#: Flags whose values are never imported as dotted names (they are paths or ids).
 PLAIN_STRING_KEYS = {"env_name", "exp_name", "data_dir"}
 
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
+_WITH_SHORTHAND = re.compile(r"(.+)\[(.+)\]")
 
 
 class CLIError(Exception):
-    """A user error on the command line: printed as one line, exit code 2."""
+    """A mistake on the command line: printed as one line, exit code 2."""
 
 
 def _usage():
@@ -64,51 +69,183 @@ def _usage():
         """)
 
 
+def _did_you_mean(word, choices, prefix=""):
+    """``' Did you mean: a, b?'`` with the close matches of ``word``, or ``''``."""
+    close = difflib.get_close_matches(word, choices, n=3)
+    return (" Did you mean: " + ", ".join(prefix + c for c in close) + "?") if close else ""
+
+
+# ---- Reading the flags ----
+
+def _group_flags(cmd, args):
+    """Split ``--flag v1 v2 --other ...`` into ``{'flag': ['v1', 'v2'], ...}``.
+
+    A flag given without values is a switch and gets ``['True']`` (e.g. ``--dt``).
+
+    Raises:
+        CLIError: a value comes before any flag, or a flag is repeated.
+    """
+    groups, current = {}, None
+    for token in args:
+        if token.startswith("--") and len(token) > 2:
+            current = token[2:]
+            if current in groups:
+                raise CLIError(f"{cmd}: flag --{current} given twice")
+            groups[current] = []
+        elif current is None:
+            raise CLIError(f"{cmd}: expected a flag such as --env before {token!r}")
+        else:
+            groups[current].append(token)
+    return {flag: values or ["True"] for flag, values in groups.items()}
+
+
+def _resolve_names(cmd, groups):
+    """Strip ``[shorthand]`` suffixes and expand short flags to their full keys.
+
+    The order of the keys is the order of the grid's parameters, so it decides
+    the order of the runs and of the parts of directory names. It is Spinning
+    Up's: the flags as given, except that flags with a ``[shorthand]`` come after
+    the others, and short flags (``--env``, ``--hid`` ...) come last, in the order
+    of ``SUBSTITUTIONS``. (``--clip_ratio .. --hid[h] ..`` and ``--hid[h] ..
+    --clip_ratio ..`` both name runs ``<exp>_cli<v>_h<v>``.)
+
+    Returns:
+        ``(values, shorthands)``: full key -> raw values, and full key -> shorthand.
+
+    Raises:
+        CLIError: a flag is given both with and without a shorthand, or a short
+            flag and its full name are both given.
+    """
+    plain, marked = [], []
+    for flag, raw in groups.items():
+        match = _WITH_SHORTHAND.fullmatch(flag)
+        if match:
+            marked.append((match.group(1), raw, match.group(2)))
+        else:
+            plain.append((flag, raw, None))
+    ordered = plain + marked
+    names = [name for name, _, _ in ordered]
+    for name in names:
+        if names.count(name) > 1:
+            raise CLIError(f"{cmd}: flag --{name} given twice")
+    short = {entry[0]: entry for entry in ordered if entry[0] in SUBSTITUTIONS}
+    ordered = ([entry for entry in ordered if entry[0] not in SUBSTITUTIONS]
+               + [short[name] for name in SUBSTITUTIONS if name in short])
+    values, shorthands = {}, {}
+    for name, raw, shorthand in ordered:
+        full = SUBSTITUTIONS.get(name, name)
+        if full in values:
+            raise CLIError(f"{cmd}: --{name} and --{full} mean the same; give one")
+        values[full] = raw
+        if shorthand is not None:
+            shorthands[full] = shorthand
+    return values, shorthands
+
+
+def _check_flag_names(cmd, keys, params):
+    """Refuse flags that are neither arguments of the algorithm nor run options.
+
+    Raises:
+        CLIError: naming the flag, the closest valid ones, and all valid ones.
+    """
+    valid = sorted(set(params) - {"env_fn"} | {"env_name", "exp_name"} | set(RUN_KEYS))
+    not_nestable = set(RUN_KEYS) | {"env_name", "exp_name"}
+    for key in keys:
+        base, colon, _ = key.partition(":")
+        if base not in valid or (colon and base in not_nestable):
+            raise CLIError(f"{cmd}: unknown flag --{key}.{_did_you_mean(base, valid, '--')} "
+                           "Valid flags: --env, --hid, --act, --cpu, --dt, "
+                           + ", ".join("--" + v for v in valid))
+
+
 def _parse_value(key, text):
-    """Turn one command-line token into a Python value for flag ``key``."""
+    """Turn one command-line token into a Python value for flag ``key``.
+
+    Raises:
+        CLIError: the token looks like a dotted name but cannot be imported.
+    """
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         pass
-    if key not in PLAIN_STRING_KEYS and _DOTTED.match(text):
-        from spinup.utils.serialization_utils import import_dotted
-        try:
-            return import_dotted(text)
-        except ImportError:
-            hint = " (TensorFlow names are not supported: use torch.nn.*)" \
-                if text.startswith("tf.") else ""
-            flag = {v: k for k, v in SUBSTITUTIONS.items()}.get(key, key)
-            raise CLIError(f"--{flag}: cannot import {text!r}{hint}")
-    return text
+    if key in PLAIN_STRING_KEYS or not _DOTTED.match(text):
+        return text
+    from spinup.utils.serialization_utils import import_dotted
+    try:
+        return import_dotted(text)
+    except ImportError:
+        hint = " (TensorFlow names are not supported: use torch.nn.*)" \
+            if text.startswith("tf.") else ""
+        flag = {full: short for short, full in SUBSTITUTIONS.items()}.get(key, key)
+        raise CLIError(f"--{flag}: cannot import {text!r}{hint}") from None
+
+
+def _check_type(cmd, key, default, value):
+    """Ints and bools must stay ints and bools (floats may also be strings: SAC alpha='auto').
+
+    Raises:
+        CLIError: ``value`` does not fit the kind of ``default``.
+    """
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise CLIError(f"{cmd}: --{key} expects True or False, got {value!r}")
+    elif isinstance(default, int) and (isinstance(value, bool) or not isinstance(value, int)):
+        raise CLIError(f"{cmd}: --{key} expects an integer, got {value!r}")
 
 
 def _check_env(cmd, env_name):
-    """Make the env once so a bad id fails here, with close matches, not in a subprocess."""
+    """Make the env once so a bad id fails here, with close matches, not in a subprocess.
+
+    Raises:
+        CLIError: gymnasium cannot make ``env_name``.
+    """
     import gymnasium as gym
     try:
         gym.make(env_name).close()
     except gym.error.DependencyNotInstalled as e:
         raise CLIError(f"{cmd}: --env {env_name}: a dependency is missing ({e}). MuJoCo envs "
                        "need: pip install 'gymnasium[mujoco]'; Box2D envs: pip install "
-                       "'gymnasium[box2d]'")
+                       "'gymnasium[box2d]'") from None
     except (gym.error.Error, ModuleNotFoundError, ImportError, AttributeError) as e:
         close = difflib.get_close_matches(env_name, list(gym.registry.keys()), n=5, cutoff=0.6)
         hint = (" Did you mean: " + ", ".join(close) + "?") if close else ""
         raise CLIError(f"{cmd}: --env {env_name!r} is not an environment gymnasium can make "
-                       f"({e}).{hint}")
+                       f"({e}).{hint}") from None
 
 
-def _check_type(cmd, key, default, value):
-    """Ints and bools must stay ints and bools (floats may also be strings: SAC alpha='auto')."""
-    if isinstance(default, bool) and not isinstance(value, bool):
-        raise CLIError(f"{cmd}: --{key} expects True or False, got {value!r}")
-    if (isinstance(default, int) and not isinstance(default, bool)
-            and (isinstance(value, bool) or not isinstance(value, int))):
-        raise CLIError(f"{cmd}: --{key} expects an integer, got {value!r}")
+def _take_single(cmd, values, key):
+    """Remove ``key`` from ``values`` and return its one value.
+
+    Raises:
+        CLIError: ``key`` was given several values.
+    """
+    given = values.pop(key)
+    if len(given) != 1:
+        raise CLIError(f"{cmd}: --{key} takes one value, got {len(given)}")
+    return given[0]
+
+
+def _check_num_cpu(cmd, num_cpu):
+    """Raises CLIError unless ``num_cpu`` is 'auto' or a positive int the algorithm supports."""
+    if num_cpu != "auto" and (isinstance(num_cpu, bool) or not isinstance(num_cpu, int)
+                              or num_cpu < 1):
+        raise CLIError(f"{cmd}: --cpu expects a positive integer or 'auto', got {num_cpu!r}")
+    if num_cpu == 1 or cmd in MPI_ALGOS:
+        return
+    if cmd == "a3c":
+        raise CLIError("a3c: --cpu is not supported (A3C starts its own worker processes); "
+                       "use --num_workers N")
+    raise CLIError(f"{cmd}: --cpu {num_cpu} is not supported: {cmd} cannot use MPI (it does "
+                   "not average gradients across processes). MPI works with: "
+                   + ", ".join(sorted(MPI_ALGOS)))
 
 
 def parse_and_execute_grid_search(cmd, args):
     """Interpret the flags of ``python -m spinup.run ALGO ...`` and run the grid.
+
+    Args:
+        cmd (str): the algorithm's name, a key of ``spinup.ALGOS``.
+        args (list of str): the tokens after it.
 
     Raises:
         CLIError: a bad flag, value, environment or combination (before anything runs).
@@ -116,147 +253,67 @@ def parse_and_execute_grid_search(cmd, args):
     """
     import spinup
     algo = getattr(spinup, cmd)
-
     if "--help" in args or "-h" in args:
         print(f"spinup.{cmd}" + str(inspect.signature(algo)) + "\n")
         print(inspect.getdoc(algo))
         return
 
-    # Make first pass through args to build base arg_dict. Anything
-    # with a '--' in front of it is an argument flag and everything after,
-    # until the next flag, is a possible value.
-    arg_dict = dict()
-    arg_key = None
-    for i, arg in enumerate(args):
-        if arg.startswith("--") and len(arg) > 2:
-            arg_key = arg[2:]
-            if arg_key in arg_dict:
-                raise CLIError(f"{cmd}: flag --{arg_key} given twice")
-            arg_dict[arg_key] = []
-        elif arg_key is None:
-            raise CLIError(f"{cmd}: expected a flag such as --env before {arg!r}")
-        else:
-            arg_dict[arg_key].append(arg)
-    # Flags with no values are switches that are turned on (e.g. --dt).
-    for k, v in arg_dict.items():
-        if len(v) == 0:
-            v.append("True")
-
-    # Make second pass through, to catch flags that have shorthands,
-    # store those shorthands, and swap to the full names.
-    given_shorthands = dict()
-    fixed_keys = list(arg_dict.keys())
-    for k in fixed_keys:
-        m = re.fullmatch(r"(.+)\[(.+)\]", k)
-        if m:
-            real_key, sh = m.group(1), m.group(2)
-            arg_dict[real_key] = arg_dict.pop(k)
-            given_shorthands[real_key] = sh
-
-    # Make third pass through, to substitute special flags.
-    for special_name, true_name in SUBSTITUTIONS.items():
-        if special_name in arg_dict:
-            if true_name in arg_dict:
-                raise CLIError(f"{cmd}: --{special_name} and --{true_name} mean the same; "
-                               "give one")
-            arg_dict[true_name] = arg_dict.pop(special_name)
-        if special_name in given_shorthands:
-            given_shorthands[true_name] = given_shorthands.pop(special_name)
-
-    # Check the flags against the algorithm's signature.
+    values, shorthands = _resolve_names(cmd, _group_flags(cmd, args))
     params = inspect.signature(algo).parameters
-    valid = sorted(set(params) - {"env_fn"} | {"env_name", "exp_name"} | set(RUN_KEYS))
-    for k in arg_dict:
-        base = k.split(":")[0]
-        if base not in valid or (":" in k and base in RUN_KEYS + ["env_name", "exp_name"]):
-            close = difflib.get_close_matches(base, valid, n=3)
-            hint = (" Did you mean: " + ", ".join("--" + c for c in close) + "?") if close else ""
-            raise CLIError(f"{cmd}: unknown flag --{k}.{hint} Valid flags: --env, --hid, --act, "
-                           "--cpu, --dt, " + ", ".join("--" + v for v in valid))
+    _check_flag_names(cmd, values, params)
+    for key, raw in values.items():
+        values[key] = [_parse_value(key, text) for text in raw]
+        default = params[key].default if key in params else inspect.Parameter.empty
+        if default is not inspect.Parameter.empty:
+            for value in values[key]:
+                _check_type(cmd, key, default, value)
 
-    # Parse values.
-    for k in arg_dict:
-        arg_dict[k] = [_parse_value(k, v) for v in arg_dict[k]]
-        if k in params and params[k].default is not inspect.Parameter.empty:
-            for v in arg_dict[k]:
-                _check_type(cmd, k, params[k].default, v)
-
-    # Determine experiment name. If not given by user, will be determined by the algorithm name.
-    if "exp_name" in arg_dict:
-        if len(arg_dict["exp_name"]) != 1:
-            raise CLIError(f"{cmd}: --exp_name takes one value, got {len(arg_dict['exp_name'])}")
-        exp_name = str(arg_dict.pop("exp_name")[0])
-    else:
-        exp_name = "cmd_" + cmd
-
-    # Special handling for environment: make sure that env_name is a real,
-    # registered gymnasium environment.
-    if "env_name" not in arg_dict:
+    exp_name = str(_take_single(cmd, values, "exp_name")) if "exp_name" in values \
+        else "cmd_" + cmd
+    if "env_name" not in values:
         raise CLIError(f"{cmd}: you must give an environment with --env "
                        "(e.g. --env CartPole-v1)")
-    for env_name in arg_dict["env_name"]:
+    for env_name in values["env_name"]:
         _check_env(cmd, str(env_name))
-
-    # Construct and execute the experiment grid.
-    run_kwargs = dict()
-    for k in RUN_KEYS:
-        if k in arg_dict:
-            val = arg_dict.pop(k)
-            if len(val) != 1:
-                raise CLIError(f"{cmd}: --{k} takes one value, got {len(val)}")
-            run_kwargs[k] = val[0]
-    num_cpu = run_kwargs.get("num_cpu", 1)
-    if num_cpu != "auto" and (isinstance(num_cpu, bool) or not isinstance(num_cpu, int)
-                              or num_cpu < 1):
-        raise CLIError(f"{cmd}: --cpu expects a positive integer or 'auto', got {num_cpu!r}")
-    if num_cpu != 1 and cmd not in MPI_ALGOS:
-        if cmd == "a3c":
-            raise CLIError("a3c: --cpu is not supported (A3C starts its own worker processes); "
-                           "use --num_workers N")
-        raise CLIError(f"{cmd}: --cpu {num_cpu} is not supported: {cmd} cannot use MPI (it does "
-                       "not average gradients across processes). MPI works with: "
-                       + ", ".join(sorted(MPI_ALGOS)))
+    run_kwargs = {key: _take_single(cmd, values, key) for key in RUN_KEYS if key in values}
+    _check_num_cpu(cmd, run_kwargs.get("num_cpu", 1))
 
     from spinup.utils.run_utils import ExperimentGrid
-    eg = ExperimentGrid(name=exp_name)
-    for k, v in arg_dict.items():
-        eg.add(k, v, shorthand=given_shorthands.get(k))
-    eg.run(algo, **run_kwargs)
+    grid = ExperimentGrid(name=exp_name)
+    for key, options in values.items():
+        grid.add(key, options, shorthand=shorthands.get(key))
+    grid.run(algo, **run_kwargs)
 
 
 def main(argv=None):
     """Entry point of ``python -m spinup.run`` and the ``spinup`` console script.
 
+    Args:
+        argv (list of str): the arguments; ``None`` reads ``sys.argv``.
+
     Returns:
-        process exit code: 0 on success, 2 on a command-line error, else the
-        failing experiment's code.
+        int: the exit code: 0 on success, 2 on a command-line error, 130 on
+        Ctrl-C, else the failing experiment's code.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
-    if len(argv) == 0 or argv[0] in ("help", "--help", "-h"):
+    if not argv or argv[0] in ("help", "--help", "-h"):
         print(_usage())
         return 0
-    cmd = argv[0]
+    cmd, rest = argv[0], argv[1:]
     if cmd in ("plot", "test_policy"):
         from importlib import import_module
-        module = import_module("spinup.utils." + cmd)
-        return module.main(argv[1:]) or 0
+        return import_module("spinup.utils." + cmd).main(rest) or 0
     if cmd not in ALGOS:
-        close = difflib.get_close_matches(cmd, list(ALGOS) + ["plot", "test_policy", "help"])
-        hint = (" Did you mean: " + ", ".join(close) + "?") if close else ""
+        hint = _did_you_mean(cmd, list(ALGOS) + ["plot", "test_policy", "help"])
         print(f"spinup.run: unknown command {cmd!r}.{hint} Run 'python -m spinup.run help'.",
               file=sys.stderr)
         return 2
     from spinup.utils.run_utils import ExperimentError
     try:
-        parse_and_execute_grid_search(cmd, argv[1:])
+        parse_and_execute_grid_search(cmd, rest)
     except CLIError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    except AttributeError as e:  # algorithm not shipped in this version
-        if f"spinup.{cmd}" in str(e):
-            print(f"error: {e}", file=sys.stderr)
-            return 2
-        raise
     except ExperimentError as e:
         print(f"error: {e}", file=sys.stderr)
         return e.returncode if e.returncode > 0 else 1

@@ -106,3 +106,24 @@ def _is_running(pid):
             return f.read().split(")")[-1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_flag_order_and_shorthands_name_runs_as_before(monkeypatch):
+    """Directory names do not depend on where --hid[h] stands: flags with a shorthand,
+    then short flags, go after the others (Spinning Up's order)."""
+    from spinup import run
+    from spinup.utils.run_utils import ExperimentGrid
+    seen = {}
+
+    def fake_run(grid, thunk, **run_kwargs):
+        seen["names"] = [grid.variant_name(v) for v in grid.variants()]
+        seen["run_kwargs"] = run_kwargs
+
+    monkeypatch.setattr(ExperimentGrid, "run", fake_run)
+    run.parse_and_execute_grid_search("ppo", [
+        "--hid[h]", "[8]", "[8,8]", "--act", "torch.nn.ReLU", "torch.nn.Tanh",
+        "--env", "CartPole-v1", "--clip_ratio[cr]", "0.1", "0.2", "--target_kl", "0.01", "0.02",
+        "--exp_name", "o", "--dt", "--seed", "0", "1"])
+    assert seen["names"][:3] == ["o_tar0-01_cr0-1_h8_ac-actrelu", "o_tar0-01_cr0-1_h8_ac-acttanh",
+                                 "o_tar0-01_cr0-1_h8-8_ac-actrelu"]
+    assert len(seen["names"]) == 32 and seen["run_kwargs"] == {"datestamp": True}

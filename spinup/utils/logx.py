@@ -1,316 +1,305 @@
-"""Logging, config saving and model saving (spec: "Logger").
+"""The loggers every algorithm writes its outputs through (spec: "Logger").
 
-``Logger`` writes a tab-separated ``progress.txt`` (one row per epoch), a
-``config.json``, and the trained model (``pyt_save/model.pt``) plus the env
-description (``vars.json``). ``EpochLogger`` adds ``store`` + statistics over
-an epoch and over MPI processes. Only MPI rank 0 prints or writes files.
+A run's output directory receives:
 
-Saved models hold no pickled code: ``model.pt`` is a dict of tensors and plain
-values that loads with ``torch.load(path, weights_only=True)`` (see
-:func:`spinup.utils.test_policy.load_policy_and_env`).
+* ``progress.txt``: tab-separated, one header row and then one row per
+  :meth:`Logger.dump_tabular` (one per epoch), flushed every time so a running
+  experiment can be plotted;
+* ``config.json``: the arguments of the run, from :meth:`Logger.save_config`;
+* ``vars.json`` and ``pyt_save/model.pt``: the environment's description and the
+  trained actor-critic, from :meth:`Logger.save_state`. The ``model.pt`` format
+  belongs to :mod:`spinup.utils.serialization_utils`.
+
+:class:`EpochLogger` adds :meth:`~EpochLogger.store`: values collected during an
+epoch are summarised (mean, std, min, max) over the epoch and over all MPI ranks.
+Under MPI only rank 0 prints and writes; every rank computes the statistics.
 """
 import atexit
 import json
 import os
 import os.path as osp
 import time
-import warnings
 
 import numpy as np
 
 from spinup.utils.mpi_tools import mpi_statistics_scalar, proc_id
-from spinup.utils.serialization_utils import convert_json, dotted_name
+from spinup.utils.serialization_utils import (convert_json, kwargs_to_plain, save_model,
+                                              write_text_atomically)
 
-#: Version of the ``model.pt`` layout written by :meth:`Logger.save_state`.
-MODEL_FORMAT_VERSION = 1
-
+#: ANSI colour codes understood by :func:`colorize`.
 color2num = dict(gray=30, red=31, green=32, yellow=33, blue=34, magenta=35, cyan=36,
                  white=37, crimson=38)
 
 
 def colorize(string, color, bold=False, highlight=False):
-    """Wrap ``string`` in ANSI escape codes for ``color`` (a key of ``color2num``)."""
-    attr = []
-    num = color2num[color]
-    if highlight:
-        num += 10
-    attr.append(str(num))
+    """Return ``string`` wrapped in ANSI escape codes so a terminal shows it in colour.
+
+    Args:
+        string (str): the text.
+        color (str): a key of ``color2num`` (``'red'``, ``'green'``, ...).
+        bold (bool): also make it bold.
+        highlight (bool): colour the background instead of the text.
+
+    Raises:
+        KeyError: ``color`` is not a known colour.
+    """
+    codes = [str(color2num[color] + (10 if highlight else 0))]
     if bold:
-        attr.append("1")
-    return "\x1b[%sm%s\x1b[0m" % (";".join(attr), string)
+        codes.append("1")
+    return f"\x1b[{';'.join(codes)}m{string}\x1b[0m"
 
 
-def _atomic_write(path, write_fn):
-    """Call ``write_fn(tmp_path)`` then rename to ``path``: a crash never leaves a torn file."""
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        write_fn(tmp)
-        os.replace(tmp, path)
-    finally:
-        if osp.exists(tmp):
-            os.remove(tmp)
-
-
-def _write_text(path, text):
-    with open(path, "w") as f:
-        f.write(text)
-
-
-def describe_space(space):
-    """A ``torch.load(weights_only=True)``-safe description of a gymnasium space."""
-    import torch
-    kind = type(space).__name__
-    if kind == "Box":
-        return {"type": "Box", "low": torch.as_tensor(space.low), "high": torch.as_tensor(space.high),
-                "dtype": str(space.dtype)}
-    if kind == "Discrete":
-        return {"type": "Discrete", "n": int(space.n), "start": int(space.start)}
-    return {"type": kind, "repr": str(space)}
-
-
-def _jsonable_kwargs(kwargs):
-    """ac_kwargs with classes/functions replaced by ``{'__dotted__': 'pkg.Name'}``."""
-    if isinstance(kwargs, dict):
-        return {str(k): _jsonable_kwargs(v) for k, v in kwargs.items()}
-    if isinstance(kwargs, (list, tuple)):
-        return [_jsonable_kwargs(v) for v in kwargs]
-    if isinstance(kwargs, (bool, int, float, str)) or kwargs is None:
-        return kwargs
-    if callable(kwargs) and hasattr(kwargs, "__qualname__"):
-        return {"__dotted__": dotted_name(kwargs)}
-    raise TypeError(f"cannot save ac_kwargs value {kwargs!r}: use JSON-able values, classes or "
-                    "functions")
+def _format_cell(val):
+    """How a value appears in the printed table: numbers as ``%8.3g``, others as they are."""
+    return "%8.3g" % val if hasattr(val, "__float__") else val
 
 
 class Logger:
-    """A general-purpose logger.
+    """Write a run's table of diagnostics, its configuration and its saved model.
 
-    Makes it easy to save diagnostics, hyperparameter configurations, the
-    state of a training run, and the trained model.
+    Each epoch, call :meth:`log_tabular` once per column and then
+    :meth:`dump_tabular`; the columns (names and order) are fixed by the first
+    epoch. Call :meth:`save_config` once at the start, and
+    :meth:`setup_pytorch_saver` then :meth:`save_state` to save the model.
+
+    Attributes:
+        output_dir (str or None): where files go; ``None`` on MPI ranks other than 0.
+        exp_name (str or None): the experiment's name (recorded in ``config.json``).
+        log_current_row (dict): the values logged so far in this epoch.
     """
 
     def __init__(self, output_dir=None, output_fname="progress.txt", exp_name=None):
-        """Initialize a Logger.
+        """Create the output directory and open the table file (on rank 0).
 
         Args:
-            output_dir (string): A directory for saving results to. If ``None``,
-                defaults to ``/tmp/experiments/<unix time>``.
-            output_fname (string): Name for the tab-separated-value file
-                containing metrics logged throughout a training run.
-            exp_name (string): Experiment name. Runs that share an ``exp_name``
-                (e.g. several seeds of one configuration) are grouped by the plotter.
+            output_dir (str): directory for the run's files, created if needed.
+                ``None`` gives ``/tmp/experiments/<unix time>``.
+            output_fname (str): name of the tab-separated table inside it.
+            exp_name (str): name shared by the runs of one configuration (e.g.
+                its seeds); the plotter averages the runs that share it.
         """
         self.exp_name = exp_name
-        self.output_file = None
-        self.first_row = True
         self.log_headers = []
         self.log_current_row = {}
+        self.first_row = True
+        self.output_file = None
+        self.output_dir = None
         self._config = {}
-        if proc_id() == 0:
-            self.output_dir = output_dir or "/tmp/experiments/%i" % int(time.time())
-            if osp.exists(osp.join(self.output_dir, output_fname)):
-                print(colorize("Warning: Log dir %s already exists! Storing info there anyway."
-                               % self.output_dir, "red", bold=True))
-            os.makedirs(self.output_dir, exist_ok=True)
-            self.output_file = open(osp.join(self.output_dir, output_fname), "w")
-            atexit.register(self.output_file.close)
-            print(colorize("Logging data to %s" % self.output_file.name, "green", bold=True))
-        else:
-            self.output_dir = None
+        self._saved_module = None  # set by setup_pytorch_saver
+        self._saved_kwargs = {}
+        if proc_id() != 0:
+            return
+        self.output_dir = output_dir or f"/tmp/experiments/{int(time.time())}"
+        table_path = osp.join(self.output_dir, output_fname)
+        if osp.exists(table_path):
+            print(colorize(f"Warning: {table_path} exists already; it will be overwritten "
+                           f"(other files in {self.output_dir} too).", "red", bold=True))
+        os.makedirs(self.output_dir, exist_ok=True)
+        self.output_file = open(table_path, "w")
+        atexit.register(self.output_file.close)
+        print(colorize(f"Logging data to {table_path}", "green", bold=True))
 
     def log(self, msg, color="green"):
-        """Print a colorized message to stdout (rank 0 only)."""
+        """Print ``msg`` in colour, on rank 0 only."""
         if proc_id() == 0:
             print(colorize(msg, color, bold=True))
 
     def log_tabular(self, key, val):
-        """Log a value of some diagnostic.
+        """Set this epoch's value of column ``key``.
 
-        Call this only once for each diagnostic quantity, each iteration. After
-        using ``log_tabular`` to store values for each diagnostic, make sure to
-        call ``dump_tabular`` to write them out to file and stdout.
+        Args:
+            key (str): the column name.
+            val: its value (a number, or anything printable).
 
         Raises:
-            ValueError: ``key`` was not logged in the first iteration, or twice
-                in this one.
+            ValueError: ``key`` is a column that the first epoch did not log (the
+                header row is already written), or it was logged already this
+                epoch (:meth:`dump_tabular` was not called in between).
         """
+        if not self.first_row and key not in self.log_headers:
+            raise ValueError(f"cannot add new key {key} after the first epoch: the header "
+                             "row of the table lists only the columns of the first epoch")
+        if key in self.log_current_row:
+            raise ValueError(f"{key} was already logged this epoch; call dump_tabular() "
+                             "once per epoch")
         if self.first_row:
             self.log_headers.append(key)
-        elif key not in self.log_headers:
-            raise ValueError("Trying to introduce a new key %s that you didn't include in the "
-                             "first iteration" % key)
-        if key in self.log_current_row:
-            raise ValueError("You already set %s this iteration. Maybe you forgot to call "
-                             "dump_tabular()" % key)
         self.log_current_row[key] = val
 
     def save_config(self, config):
-        """Log an experiment configuration to ``config.json``.
+        """Write the run's configuration to ``config.json`` and print it.
 
-        Call this once at the top of your experiment, passing in all important
-        config vars as a dict. Anything that is not JSON-serializable is
-        written as an informative string (classes and functions by dotted name).
+        Values that JSON cannot hold are written readably (see
+        :func:`~spinup.utils.serialization_utils.convert_json`); the logger itself
+        is left out and ``exp_name`` is added. The dict is also kept so that
+        :meth:`setup_pytorch_saver` can find ``ac_kwargs`` in it.
 
-        Example use::
-
-            logger = EpochLogger(**logger_kwargs)
-            logger.save_config(locals())
+        Args:
+            config (dict): usually ``locals()`` at the top of the algorithm.
         """
         config = {k: v for k, v in config.items() if not isinstance(v, Logger)}
         self._config = dict(config)
-        config_json = convert_json(config)
+        as_json = convert_json(config)
         if self.exp_name is not None:
-            config_json["exp_name"] = self.exp_name
-        if proc_id() == 0:
-            output = json.dumps(config_json, separators=(",", ":\t"), indent=4, sort_keys=True)
-            print(colorize("Saving config:\n", color="cyan", bold=True))
-            print(output)
-            with open(osp.join(self.output_dir, "config.json"), "w") as out:
-                out.write(output)
+            as_json["exp_name"] = self.exp_name
+        if proc_id() != 0:
+            return
+        text = json.dumps(as_json, separators=(",", ":\t"), indent=4, sort_keys=True)
+        print(colorize("Saving config to config.json:\n", color="cyan", bold=True))
+        print(text)
+        with open(osp.join(self.output_dir, "config.json"), "w") as f:
+            f.write(text)
 
     def setup_pytorch_saver(self, what_to_save, ac_kwargs=None):
-        """Set up model saving for a PyTorch actor-critic (call once, after building it).
+        """Choose the module that :meth:`save_state` writes to ``pyt_save/``.
+
+        Call it once, after building the actor-critic.
 
         Args:
-            what_to_save (nn.Module): the module to save, built as
+            what_to_save (torch.nn.Module): the actor-critic, built as
                 ``actor_critic(observation_space, action_space, **ac_kwargs)``.
-            ac_kwargs (dict): the kwargs it was built with (JSON-able values,
-                classes or functions). Defaults to ``config['ac_kwargs']`` from
-                :meth:`save_config`, else ``{}``.
+            ac_kwargs (dict): the kwargs it was built with. ``None`` takes
+                ``ac_kwargs`` from the :meth:`save_config` dict (else ``{}``).
+
+        Raises:
+            TypeError: a value in ``ac_kwargs`` cannot be stored in ``model.pt``
+                (see :func:`~spinup.utils.serialization_utils.kwargs_to_plain`).
         """
-        self.pytorch_saver_elements = what_to_save
         if ac_kwargs is None:
             ac_kwargs = self._config.get("ac_kwargs", {})
-        self.pytorch_saver_kwargs = _jsonable_kwargs(dict(ac_kwargs))
+        self._saved_kwargs = kwargs_to_plain(dict(ac_kwargs))
+        self._saved_module = what_to_save
 
     def save_state(self, state_dict, itr=None):
-        """Save the state of an experiment: the env description and the model.
+        """Save the environment's description and the model (rank 0 only).
 
-        Writes ``vars.json`` (the env's ``EnvSpec`` as JSON when it has one,
-        plus any other JSON-able entries of ``state_dict``) and, if
-        :meth:`setup_pytorch_saver` was called, ``pyt_save/model.pt`` (or
-        ``model{itr}.pt``). Every file is written to a temporary name and renamed.
+        Writes ``vars.json`` (``vars{itr}.json``): the env's ``EnvSpec`` as JSON
+        under ``env_spec`` (``null`` when the env has none or it cannot be
+        written), plus the other entries of ``state_dict`` as JSON; then, after
+        :meth:`setup_pytorch_saver`, ``pyt_save/model.pt`` (``model{itr}.pt``).
+        Every file is replaced atomically.
 
         Args:
             state_dict (dict): usually ``{'env': env}``.
-            itr: ``None`` to keep one (overwritten) snapshot, or a unique int
-                per snapshot to keep them all.
+            itr (int or None): ``None`` keeps a single snapshot, overwritten each
+                time; a distinct int per call keeps them all.
         """
         if proc_id() != 0:
             return
         env = state_dict.get("env")
         record = {k: convert_json(v) for k, v in state_dict.items() if k != "env"}
-        record["env_spec"] = None
-        if env is not None and getattr(env, "spec", None) is not None:
-            try:
-                record["env_spec"] = env.spec.to_json()
-            except Exception as e:  # unpicklable/unjsonable make kwargs
-                self.log("Warning: could not save the environment spec (%s); test_policy will "
-                         "need the env passed by hand." % e, "red")
-        fname = "vars.json" if itr is None else "vars%d.json" % itr
-        _atomic_write(osp.join(self.output_dir, fname), lambda p: _write_text(p, json.dumps(record, indent=2)))
-        if hasattr(self, "pytorch_saver_elements"):
-            self._pytorch_simple_save(itr, env)
+        record["env_spec"] = self._env_spec_json(env)
+        suffix = "" if itr is None else str(itr)
+        write_text_atomically(osp.join(self.output_dir, f"vars{suffix}.json"),
+                              json.dumps(record, indent=2))
+        if self._saved_module is not None:
+            self._save_model(suffix, env)
 
-    def _pytorch_simple_save(self, itr=None, env=None):
-        import torch
-        fpath = osp.join(self.output_dir, "pyt_save")
-        os.makedirs(fpath, exist_ok=True)
-        fname = osp.join(fpath, "model" + ("%d" % itr if itr is not None else "") + ".pt")
-        module = self.pytorch_saver_elements
-        obs_space = getattr(env, "observation_space", getattr(module, "observation_space", None))
-        act_space = getattr(env, "action_space", getattr(module, "action_space", None))
-        payload = {
-            "format_version": MODEL_FORMAT_VERSION,
-            "ac_class": dotted_name(type(module)),
-            "ac_kwargs": self.pytorch_saver_kwargs,
-            "observation_space": describe_space(obs_space) if obs_space is not None else None,
-            "action_space": describe_space(act_space) if act_space is not None else None,
-            "state_dict": {k: v.detach().clone() for k, v in module.state_dict().items()},
-        }
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            _atomic_write(fname, lambda p: torch.save(payload, p))
+    def _env_spec_json(self, env):
+        """``env.spec.to_json()``, or ``None`` (with a warning if it could not be written)."""
+        if getattr(env, "spec", None) is None:
+            return None
+        try:
+            return env.spec.to_json()
+        except Exception as e:  # make kwargs that JSON cannot hold
+            self.log(f"Warning: could not save the environment spec ({e}); test_policy will "
+                     "need the env passed by hand.", "red")
+            return None
+
+    def _save_model(self, suffix, env):
+        module = self._saved_module
+        save_dir = osp.join(self.output_dir, "pyt_save")
+        os.makedirs(save_dir, exist_ok=True)
+        spaces = [getattr(env, name, getattr(module, name, None))
+                  for name in ("observation_space", "action_space")]
+        save_model(osp.join(save_dir, f"model{suffix}.pt"), module, self._saved_kwargs, *spaces)
 
     def dump_tabular(self):
-        """Write all of the diagnostics from the current iteration to stdout and
-        to ``progress.txt`` (flushed), then start a new row."""
+        """End the epoch: print its row as a table, append it to the file, start a new row.
+
+        The first call also writes the header row. A column with no value this
+        epoch is left empty.
+        """
         if proc_id() == 0:
-            vals = []
-            key_lens = [len(key) for key in self.log_headers]
-            max_key_len = max(15, max(key_lens) if key_lens else 15)
-            keystr = "%" + "%d" % max_key_len
-            fmt = "| " + keystr + "s | %15s |"
-            n_slashes = 22 + max_key_len
-            print("-" * n_slashes)
-            for key in self.log_headers:
-                val = self.log_current_row.get(key, "")
-                valstr = "%8.3g" % val if hasattr(val, "__float__") else val
-                print(fmt % (key, valstr))
-                vals.append(val)
-            print("-" * n_slashes, flush=True)
-            if self.output_file is not None:
-                if self.first_row:
-                    self.output_file.write("\t".join(self.log_headers) + "\n")
-                self.output_file.write("\t".join(map(str, vals)) + "\n")
-                self.output_file.flush()
+            row = [self.log_current_row.get(key, "") for key in self.log_headers]
+            width = max([15] + [len(key) for key in self.log_headers])
+            rule = "-" * (width + 22)
+            lines = [rule]
+            lines += ["| %s | %15s |" % (key.rjust(width), _format_cell(val))
+                      for key, val in zip(self.log_headers, row)]
+            lines.append(rule)
+            print("\n".join(lines), flush=True)
+            if self.first_row:
+                self.output_file.write("\t".join(self.log_headers) + "\n")
+            self.output_file.write("\t".join(str(val) for val in row) + "\n")
+            self.output_file.flush()
         self.log_current_row.clear()
         self.first_row = False
 
 
 class EpochLogger(Logger):
-    """A variant of Logger tailored for tracking average values over epochs.
+    """A :class:`Logger` that also summarises values collected during an epoch.
 
-    Each time a quantity is computed, ``store(NameOfQuantity=value)`` keeps it;
-    at the end of the epoch ``log_tabular('NameOfQuantity', **options)``
-    records its mean/std (and optionally min/max) over the epoch and over all
-    MPI processes, then forgets the stored values.
+    During the epoch, ``store(Name=value)`` keeps values; at its end,
+    ``log_tabular('Name')`` logs their statistics over the epoch and over all MPI
+    ranks, and forgets them::
+
+        logger.store(EpRet=ep_ret)          # after each episode
+        logger.log_tabular('EpRet', with_min_and_max=True)
+        # -> columns AverageEpRet, StdEpRet, MaxEpRet, MinEpRet
+
+    Attributes:
+        epoch_dict (dict): key -> list of the values stored this epoch.
     """
 
     def __init__(self, *args, **kwargs):
+        """Takes the arguments of :meth:`Logger.__init__`."""
         super().__init__(*args, **kwargs)
-        self.epoch_dict = dict()
+        self.epoch_dict = {}
 
     def store(self, **kwargs):
-        """Save something into the epoch_logger's current state.
-
-        Provide an arbitrary number of keyword arguments with numerical values
-        (scalars or arrays; arrays are flattened into the epoch's samples).
-        """
-        for k, v in kwargs.items():
-            self.epoch_dict.setdefault(k, []).append(v)
-
-    def log_tabular(self, key, val=None, with_min_and_max=False, average_only=False):
-        """Log a value or the mean/std/min/max of a stored diagnostic.
+        """Keep values for this epoch's statistics.
 
         Args:
-            key (string): name of the diagnostic; if values were stored with
-                ``store``, the same key.
-            val: a value for the diagnostic. Leave ``None`` for stored keys.
-            with_min_and_max (bool): also log ``Max<key>`` and ``Min<key>``.
-            average_only (bool): log only ``Average<key>`` (or ``<key>`` ...
-                see below), not ``Std<key>``.
+            **kwargs: ``Name=value``; a value is a number or an array (every
+                element counts as one sample).
+        """
+        for key, value in kwargs.items():
+            self.epoch_dict.setdefault(key, []).append(value)
 
-        Stored keys are logged as ``Average<key>``, ``Std<key>``, ``Max<key>``,
-        ``Min<key>``, except with ``average_only`` where the column is ``<key>``.
-        A key with no stored values this epoch (on every process) logs ``nan``.
+    def log_tabular(self, key, val=None, with_min_and_max=False, average_only=False):
+        """Log a column, or the statistics of the values stored under ``key``.
+
+        With ``val`` given, this is :meth:`Logger.log_tabular`. Otherwise the
+        values stored this epoch (on every rank) are summarised into the columns
+        ``Average<key>`` and ``Std<key>``, then ``Max<key>`` and ``Min<key>`` if
+        ``with_min_and_max``; with ``average_only`` only the mean is logged, as
+        column ``<key>``. If nothing was stored on any rank, the statistics are
+        ``nan``. Every rank must make the same calls in the same order, because
+        the statistics are reduced over ranks.
+
+        Args:
+            key (str): the column, or the name given to :meth:`store`.
+            val: a value to log directly; ``None`` for stored values.
+            with_min_and_max (bool): add the max and min columns.
+            average_only (bool): log only the mean.
+
+        Raises:
+            ValueError: as :meth:`Logger.log_tabular`.
         """
         if val is not None:
             super().log_tabular(key, val)
             return
-        v = self.epoch_dict.get(key, [])
-        vals = np.concatenate([np.ravel(x) for x in v]) if len(v) > 0 else np.zeros(0)
-        stats = mpi_statistics_scalar(vals, with_min_and_max=with_min_and_max)
-        super().log_tabular(key if average_only else "Average" + key, stats[0])
-        if not average_only:
-            super().log_tabular("Std" + key, stats[1])
+        stored = self.epoch_dict.get(key, [])
+        samples = np.concatenate([np.ravel(v) for v in stored]) if stored else np.zeros(0)
+        mean, std, *extremes = mpi_statistics_scalar(samples, with_min_and_max)
+        if average_only:
+            super().log_tabular(key, mean)
+        else:
+            super().log_tabular("Average" + key, mean)
+            super().log_tabular("Std" + key, std)
         if with_min_and_max:
-            super().log_tabular("Max" + key, stats[3])
-            super().log_tabular("Min" + key, stats[2])
+            lowest, highest = extremes
+            super().log_tabular("Max" + key, highest)
+            super().log_tabular("Min" + key, lowest)
         self.epoch_dict[key] = []
-
-    def get_stats(self, key):
-        """Mean, std, min and max of the values stored under ``key`` (over all processes)."""
-        v = self.epoch_dict.get(key, [])
-        vals = np.concatenate([np.ravel(x) for x in v]) if len(v) > 0 else np.zeros(0)
-        return mpi_statistics_scalar(vals, with_min_and_max=True)

@@ -1,8 +1,10 @@
-"""MPI helpers (spec: "MPI Tools").
+"""Data-parallel runs with MPI: launching, ranks, and reductions (spec: "MPI Tools").
 
-All functions work without MPI: in a plain single process (no ``mpiexec``) they
-never import :mod:`mpi4py`, so importing spinup and running with ``num_cpu=1``
-needs no working MPI runtime. Inside ``mpiexec`` they use ``MPI.COMM_WORLD``.
+A run with ``num_cpu = N`` is ``N`` copies of the same program (ranks), started by
+``mpiexec``; they cooperate only through the reductions below. Outside
+``mpiexec`` nothing here imports :mod:`mpi4py`: ``proc_id()`` is 0,
+``num_procs()`` is 1 and every reduction returns its input, so one-process runs
+need no working MPI installation. See ``docs/utils/mpi.rst``.
 """
 import os
 import shutil
@@ -11,174 +13,185 @@ import sys
 
 import numpy as np
 
-# Environment variables set by MPI launchers (MPICH/Hydra, Open MPI, PMIx, Slurm).
+# Environment variables that MPI launchers set in the processes they start
+# (MPICH/Hydra, Open MPI, PMIx, Slurm); IN_MPI is set by mpi_fork.
 _LAUNCHER_VARS = ("PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS")
 
 _COMM = None
 
 
 def _in_mpi_launch():
-    return os.getenv("IN_MPI") is not None or any(v in os.environ for v in _LAUNCHER_VARS)
+    """True when this process was started by an MPI launcher."""
+    return "IN_MPI" in os.environ or any(name in os.environ for name in _LAUNCHER_VARS)
 
 
 def _comm():
-    """Return ``MPI.COMM_WORLD`` when launched by mpiexec, else ``None``."""
+    """``MPI.COMM_WORLD`` under an MPI launcher (importing mpi4py on first use), else ``None``."""
     global _COMM
     if _COMM is None and _in_mpi_launch():
         from mpi4py import MPI
         _COMM = MPI.COMM_WORLD
         if _COMM.Get_size() > 1:
-            _install_abort_hook(_COMM)
+            _abort_job_on_uncaught_exception(_COMM)
     return _COMM
 
 
-def _install_abort_hook(comm):
-    """Make an uncaught exception on any rank abort the whole job (no hang)."""
-    previous = sys.excepthook
+def _abort_job_on_uncaught_exception(comm):
+    """Chain ``sys.excepthook`` so that a rank dying of an exception ends every rank.
 
-    def hook(exc_type, exc, tb):
-        previous(exc_type, exc, tb)
+    Without this, the other ranks would wait forever in their next reduction.
+    """
+    report = sys.excepthook
+
+    def report_then_abort(exc_type, exc, tb):
+        report(exc_type, exc, tb)
         sys.stderr.flush()
         comm.Abort(1)
 
-    sys.excepthook = hook
+    sys.excepthook = report_then_abort
 
 
 def _physical_cores():
+    """Number of physical cores (hyper-threads not counted), for ``num_cpu='auto'``."""
     try:
         import psutil
-        n = psutil.cpu_count(logical=False)
-        if n:
-            return n
     except ImportError:
-        pass
-    try:  # Linux: count distinct (physical id, core id) pairs
-        cores, phys = set(), "0"
+        psutil = None
+    if psutil is not None and psutil.cpu_count(logical=False):
+        return psutil.cpu_count(logical=False)
+    try:  # Linux without psutil: distinct (physical id, core id) pairs
         with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("physical id"):
-                    phys = line.split(":")[1].strip()
-                elif line.startswith("core id"):
-                    cores.add((phys, line.split(":")[1].strip()))
-        if cores:
-            return len(cores)
+            lines = f.read().splitlines()
     except OSError:
-        pass
-    return os.cpu_count() or 1
+        return os.cpu_count() or 1
+    cores, package = set(), "0"
+    for line in lines:
+        field, _, value = line.partition(":")
+        if field.strip() == "physical id":
+            package = value.strip()
+        elif field.strip() == "core id":
+            cores.add((package, value.strip()))
+    return len(cores) or os.cpu_count() or 1
 
 
 def find_mpiexec():
-    """Path of ``mpiexec``: the one next to ``sys.executable`` (the pip ``mpich``
-    package puts it there), else the first on ``PATH``, else ``None``."""
-    local = os.path.join(os.path.dirname(sys.executable), "mpiexec")
-    if os.path.exists(local):
-        return local
-    return shutil.which("mpiexec")
+    """Locate the ``mpiexec`` to launch with.
+
+    Returns:
+        str or None: the ``mpiexec`` in the directory of ``sys.executable`` (where
+        the PyPI ``mpich`` wheel installs it), else the first one on ``PATH``,
+        else ``None``.
+    """
+    beside_python = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+    return beside_python if os.path.exists(beside_python) else shutil.which("mpiexec")
 
 
-def mpi_fork(n, bind_to_core=False):
-    """Re-launch the current script with ``n`` processes linked by MPI.
+def mpi_fork(n):
+    """Turn the current program into an ``n``-process MPI job.
 
-    The parent runs ``mpiexec -n n python <same argv>`` with ``IN_MPI=1`` and
-    one OpenMP/MKL thread per process, waits for it, and exits with its code.
-    Does nothing when ``n <= 1`` or when already running under MPI (e.g. an
-    external ``mpiexec`` across several hosts).
+    Runs ``mpiexec -n n <python> <the same arguments>`` with ``IN_MPI=1`` and one
+    OpenMP/MKL thread per process, waits for it, and exits with its exit code;
+    the code after ``mpi_fork`` then runs in each of the ``n`` processes. Does
+    nothing when ``n <= 1`` or when the process already runs under a launcher
+    (for example an ``mpiexec`` spanning several hosts that you started yourself).
+
+    Spinning Up's ``bind_to_core`` argument is gone (no spinup code used it); to
+    pin ranks to cores, start the script under your own ``mpiexec -bind-to core``.
 
     Args:
-        n (int or 'auto'): number of processes; ``'auto'`` = physical cores.
-        bind_to_core (bool): bind each process to a core (``-bind-to core``).
+        n (int or str): number of processes, or ``'auto'`` for one per physical core.
 
     Raises:
-        RuntimeError: no ``mpiexec`` was found (install ``mpich`` from PyPI).
+        RuntimeError: ``n > 1`` and no ``mpiexec`` was found (``pip install mpich``).
     """
-    if n == "auto":
-        n = _physical_cores()
-    n = int(n)
+    n = _physical_cores() if n == "auto" else int(n)
     if n <= 1 or _in_mpi_launch():
         return
     mpiexec = find_mpiexec()
     if mpiexec is None:
         raise RuntimeError("num_cpu > 1 needs an MPI launcher, but no 'mpiexec' was found. "
                            "Install one with: pip install mpi4py mpich")
-    env = os.environ.copy()
-    env.update(MKL_NUM_THREADS="1", OMP_NUM_THREADS="1", IN_MPI="1")
-    args = [mpiexec, "-n", str(n)]
-    if bind_to_core:
-        args += ["-bind-to", "core"]
-    args += [sys.executable] + sys.argv
-    rc = subprocess.call(args, env=env)
-    sys.exit(rc)
-
-
-def msg(m, string=""):
-    print(("Message from %d: %s \t " % (proc_id(), string)) + str(m))
+    env = dict(os.environ, MKL_NUM_THREADS="1", OMP_NUM_THREADS="1", IN_MPI="1")
+    sys.exit(subprocess.call([mpiexec, "-n", str(n), sys.executable, *sys.argv], env=env))
 
 
 def proc_id():
-    """Rank of this process (0 when not under MPI)."""
+    """Rank of this process: 0 to ``num_procs() - 1`` (0 without MPI)."""
     comm = _comm()
-    return 0 if comm is None else comm.Get_rank()
+    return comm.Get_rank() if comm is not None else 0
 
 
 def num_procs():
-    """Number of MPI processes (1 when not under MPI)."""
+    """Number of processes in the job (1 without MPI)."""
     comm = _comm()
-    return 1 if comm is None else comm.Get_size()
+    return comm.Get_size() if comm is not None else 1
 
 
 def allreduce(*args, **kwargs):
+    """``MPI.COMM_WORLD.Allreduce(*args, **kwargs)``; only valid under an MPI launcher."""
     return _comm().Allreduce(*args, **kwargs)
 
 
 def broadcast(x, root=0):
-    """Broadcast numpy array ``x`` in place from rank ``root`` to all ranks."""
+    """Overwrite the numpy array ``x`` on every rank with rank ``root``'s ``x`` (in place)."""
     if num_procs() > 1:
         _comm().Bcast(x, root=root)
 
 
 def mpi_op(x, op):
-    """Reduce scalar or array ``x`` over ranks with ``op`` ('sum'|'min'|'max')."""
-    x, scalar = ([x], True) if np.isscalar(x) else (x, False)
-    x = np.asarray(x, dtype=np.float64)
-    if num_procs() == 1:
-        buff = x.copy()
-    else:
+    """Combine ``x`` element-wise across all ranks.
+
+    Args:
+        x: a number or an array (the same shape on every rank).
+        op (str): ``'sum'``, ``'min'`` or ``'max'``.
+
+    Returns:
+        The combined value as float64: a number for a number, else an array.
+    """
+    shape = np.shape(x)
+    values = np.array(x, dtype=np.float64, ndmin=1)  # a copy; MPI buffers are >= 1-d
+    if num_procs() > 1:
         from mpi4py import MPI
-        buff = np.zeros_like(x)
-        allreduce(x, buff, op={"sum": MPI.SUM, "min": MPI.MIN, "max": MPI.MAX}[op])
-    return buff[0] if scalar else buff
+        combined = np.empty_like(values)
+        allreduce(values, combined, op={"sum": MPI.SUM, "min": MPI.MIN, "max": MPI.MAX}[op])
+        values = combined
+    values = values.reshape(shape)
+    return values[()] if np.isscalar(x) else values
 
 
 def mpi_sum(x):
-    """Sum of ``x`` over all ranks."""
+    """Element-wise sum of ``x`` over all ranks (see :func:`mpi_op`)."""
     return mpi_op(x, "sum")
 
 
 def mpi_avg(x):
-    """Average a scalar or vector over MPI processes."""
+    """Element-wise mean of ``x`` over all ranks (see :func:`mpi_op`)."""
     return mpi_sum(x) / num_procs()
 
 
 def mpi_statistics_scalar(x, with_min_and_max=False):
-    """Get mean/std and optional min/max of scalar ``x`` across MPI processes.
+    """Mean and standard deviation (and min, max) of samples spread over all ranks.
+
+    Every rank calls this with its own samples; all get the statistics of the
+    union, as if one process had seen every sample. The standard deviation is
+    the population one (divided by the number of samples).
 
     Args:
-        x: an array of samples of the scalar (any shape; flattened). May be empty
-            on some ranks; if it is empty on all of them, the results are ``nan``.
-        with_min_and_max (bool): also return min and max.
+        x: this rank's samples (any shape, flattened). It may be empty on some
+            ranks; if it is empty on every rank, the results are ``nan``.
+        with_min_and_max (bool): also return the minimum and maximum.
 
     Returns:
-        ``(mean, std)`` or ``(mean, std, min, max)`` as floats.
+        tuple: ``(mean, std)``, or ``(mean, std, min, max)``.
     """
-    x = np.asarray(x, dtype=np.float64).ravel()
-    global_sum, global_n = mpi_sum([np.sum(x), len(x)])
-    if global_n == 0:
+    samples = np.asarray(x, dtype=np.float64).ravel()
+    total, count = mpi_sum([samples.sum(), samples.size])
+    if count == 0:
         return (np.nan,) * (4 if with_min_and_max else 2)
-    mean = global_sum / global_n
-    global_sum_sq = mpi_sum(np.sum((x - mean) ** 2))
-    std = np.sqrt(global_sum_sq / global_n)
-    if with_min_and_max:
-        global_min = mpi_op(np.min(x) if len(x) > 0 else np.inf, "min")
-        global_max = mpi_op(np.max(x) if len(x) > 0 else -np.inf, "max")
-        return mean, std, global_min, global_max
-    return mean, std
+    mean = total / count
+    std = np.sqrt(mpi_sum(((samples - mean) ** 2).sum()) / count)
+    if not with_min_and_max:
+        return mean, std
+    lowest = mpi_op(samples.min() if samples.size else np.inf, "min")
+    highest = mpi_op(samples.max() if samples.size else -np.inf, "max")
+    return mean, std, lowest, highest

@@ -1,13 +1,17 @@
-"""Plot learning curves from ``progress.txt`` files (spec: "Plotting Results").
+"""Learning curves from the ``progress.txt`` files of runs (spec: "Plotting Results").
 
     python -m spinup.run plot [logdir ...] [--legend ...] [--xaxis X] [--value Y ...]
         [--count] [--smooth S] [--select ...] [--exclude ...] [--est mean|max|min]
         [--savefig FILE]
 
-Curves of runs that share an ``exp_name`` (e.g. several seeds) are averaged,
-with a band of one standard deviation (seaborn ``lineplot``).
+Each run becomes a pandas DataFrame (one row per epoch) tagged with the
+condition it belongs to. Runs of one condition (by default: one ``exp_name``,
+i.e. the seeds of one configuration) are drawn as one curve, their mean with a
+band of one standard deviation; ``--count`` draws every run on its own.
 """
 import argparse
+import collections
+import itertools
 import json
 import os
 import os.path as osp
@@ -18,158 +22,197 @@ import pandas as pd
 
 DIV_LINE_WIDTH = 50
 
-# Global vars for tracking and labeling data at load time.
-exp_idx = 0
-units = dict()
+# Runs are numbered across all calls in one Python process, so that the labels of
+# ``--count`` ("<condition>-<number>") stay distinct when several directories are
+# loaded: one counter over all runs, and one per condition for the ``Unit`` column.
+_run_numbers = itertools.count()
+_runs_per_condition = collections.Counter()
 
 
 def plot_data(data, xaxis="Epoch", value="AverageEpRet", condition="Condition1", smooth=1,
               estimator="mean", ax=None):
-    """Draw one figure panel: ``value`` against ``xaxis`` for each ``condition``.
+    """Draw ``value`` against ``xaxis``, one curve per ``condition``, on one axes.
 
     Args:
-        data (list of DataFrame): one frame per run (as returned by :func:`get_datasets`).
-        smooth (int): average each curve over a centred window of ``smooth`` points
-            (at the ends, over the points that exist).
-        estimator (str): ``'mean'``, ``'max'`` or ``'min'`` across runs of a condition.
+        data (list of pandas.DataFrame): the runs, as from :func:`get_datasets`.
+        xaxis (str): column for the x axis.
+        value (str): column for the y axis.
+        condition (str): column that groups runs into curves: ``'Condition1'``
+            (by experiment) or ``'Condition2'`` (every run apart).
+        smooth (int): replace each point by the mean of a centred window of
+            ``smooth`` points (fewer at the ends); 1 draws the raw data.
+        estimator (str): ``'mean'``, ``'max'`` or ``'min'``: how the runs of a
+            condition are combined into its curve.
+        ax: matplotlib axes to draw on (default: the current one).
+
+    Returns:
+        The matplotlib axes.
     """
     import matplotlib.pyplot as plt
     import seaborn as sns
     if smooth > 1:
-        data = [d.assign(**{value: d[value].rolling(smooth, center=True, min_periods=1).mean()})
-                for d in data]
-    data = pd.concat(data, ignore_index=True)
+        data = [run.assign(**{value: run[value].rolling(smooth, center=True,
+                                                        min_periods=1).mean()})
+                for run in data]
+    table = pd.concat(data, ignore_index=True)
     sns.set_theme(style="darkgrid", font_scale=1.2)
-    ax = sns.lineplot(data=data, x=xaxis, y=value, hue=condition, errorbar="sd",
+    ax = sns.lineplot(data=table, x=xaxis, y=value, hue=condition, errorbar="sd",
                       estimator=getattr(np, estimator), ax=ax)
     ax.legend(loc="best").set_draggable(True)
-    xscale = np.max(np.asarray(data[xaxis], dtype=float)) > 5e3
-    if xscale:
-        # Just some formatting niceness: x-axis scale in scientific notation if max x is large
+    if np.max(np.asarray(table[xaxis], dtype=float)) > 5e3:
+        # Long runs: write x ticks as 1e5 multiples instead of long integers.
         ax.ticklabel_format(style="sci", axis="x", scilimits=(0, 0))
     plt.tight_layout(pad=0.5)
     return ax
 
 
-def get_datasets(logdir, condition=None):
-    """Recursively look through logdir for output files produced by spinup.
+def _read_exp_name(run_dir):
+    """The ``exp_name`` in a run's ``config.json`` (``None`` if absent or unreadable)."""
+    try:
+        with open(osp.join(run_dir, "config.json")) as f:
+            return json.load(f).get("exp_name")
+    except (OSError, ValueError):
+        print(f"No file named config.json in {run_dir}")
+        return None
 
-    Assumes that any file "progress.txt" is a valid hit. Each run gets a
-    ``Unit`` (run index), ``Condition1`` (``condition`` or the run's
-    ``exp_name`` from config.json), ``Condition2`` (``Condition1-<unit>``) and
-    ``Performance`` (``AverageTestEpRet`` if present, else ``AverageEpRet``) column.
+
+def _read_progress(run_dir):
+    """A run's ``progress.txt`` as a DataFrame, or ``None`` (with a note) if it has no epochs."""
+    path = osp.join(run_dir, "progress.txt")
+    try:
+        table = pd.read_table(path)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError):
+        print(f"Could not read from {path}")
+        return None
+    if len(table) == 0:
+        print(f"No epochs logged yet in {path}")
+        return None
+    return table
+
+
+def get_datasets(logdir, condition=None):
+    """Load every run below ``logdir`` (any directory holding a ``progress.txt``).
+
+    Args:
+        logdir (str): a directory, searched recursively.
+        condition (str): label for all these runs; ``None`` uses each run's
+            ``exp_name`` from ``config.json`` (``'exp'`` if it has none).
+
+    Returns:
+        list of pandas.DataFrame: one per run with logged epochs, with four
+        columns added: ``Unit`` (the run's number within its condition),
+        ``Condition1`` (the label), ``Condition2`` (``<label>-<run number>``) and
+        ``Performance`` (``AverageTestEpRet`` if logged, else ``AverageEpRet``).
     """
-    global exp_idx
-    global units
-    datasets = []
-    for root, _, files in sorted(os.walk(logdir)):
+    runs = []
+    for run_dir, _, files in sorted(os.walk(logdir)):
         if "progress.txt" not in files:
             continue
-        exp_name = None
-        try:
-            with open(osp.join(root, "config.json")) as f:
-                config = json.load(f)
-            exp_name = config.get("exp_name")
-        except (OSError, ValueError):
-            print("No file named config.json in %s" % root)
-        condition1 = condition or exp_name or "exp"
-        condition2 = condition1 + "-" + str(exp_idx)
-        exp_idx += 1
-        if condition1 not in units:
-            units[condition1] = 0
-        unit = units[condition1]
-        units[condition1] += 1
-        try:
-            exp_data = pd.read_table(osp.join(root, "progress.txt"))
-        except (pd.errors.EmptyDataError, pd.errors.ParserError):
-            print("Could not read from %s" % osp.join(root, "progress.txt"))
+        label = condition or _read_exp_name(run_dir) or "exp"
+        number = next(_run_numbers)
+        unit = _runs_per_condition[label]
+        _runs_per_condition[label] += 1
+        table = _read_progress(run_dir)
+        if table is None:
             continue
-        if len(exp_data) == 0:
-            print("No epochs logged yet in %s" % osp.join(root, "progress.txt"))
+        score = "AverageTestEpRet" if "AverageTestEpRet" in table else "AverageEpRet"
+        table["Unit"] = unit
+        table["Condition1"] = label
+        table["Condition2"] = f"{label}-{number}"
+        if score in table:
+            table["Performance"] = table[score]
+        runs.append(table)
+    return runs
+
+
+def _expand_logdirs(all_logdirs):
+    """Resolve the command line's log directories.
+
+    An existing directory written with a trailing separator is taken as it is;
+    any other entry ``base/prefix`` stands for every entry of ``base`` whose
+    name contains ``prefix`` (so ``data/ppo`` matches ``data/ppo_h32`` and
+    ``data/ppo_h64``).
+    """
+    found = []
+    for entry in all_logdirs:
+        if osp.isdir(entry) and entry.endswith(os.sep):
+            found.append(entry)
             continue
-        performance = "AverageTestEpRet" if "AverageTestEpRet" in exp_data else "AverageEpRet"
-        exp_data.insert(len(exp_data.columns), "Unit", unit)
-        exp_data.insert(len(exp_data.columns), "Condition1", condition1)
-        exp_data.insert(len(exp_data.columns), "Condition2", condition2)
-        if performance in exp_data:
-            exp_data.insert(len(exp_data.columns), "Performance", exp_data[performance])
-        datasets.append(exp_data)
-    return datasets
+        base, prefix = osp.dirname(entry) or ".", osp.basename(entry)
+        if osp.isdir(base):
+            found += [osp.join(base, name) for name in sorted(os.listdir(base)) if prefix in name]
+    return found
 
 
 def get_all_datasets(all_logdirs, legend=None, select=None, exclude=None):
-    """For every entry in all_logdirs:
+    """Load the runs named on the command line.
 
-    1) check if the entry is a real directory and if it is, pull data from it;
-    2) if not, check to see if the entry is a prefix for a real directory, and
-       pull data from that (autocomplete).
+    Args:
+        all_logdirs (list of str): directories or prefixes (see ``--help``).
+        legend (list of str): one label per resolved directory, replacing the
+            ``exp_name``s.
+        select (list of str): keep only directories whose path contains all of these.
+        exclude (list of str): drop directories whose path contains any of these.
+
+    Returns:
+        list of pandas.DataFrame, as :func:`get_datasets`.
 
     Raises:
-        ValueError: nothing matched, or ``legend`` has the wrong length.
+        ValueError: no directory matches, no run has logged an epoch, or
+            ``legend`` does not have one entry per directory.
     """
-    logdirs = []
-    for logdir in all_logdirs:
-        if osp.isdir(logdir) and logdir[-1] == os.sep:
-            logdirs += [logdir]
-        else:
-            basedir = osp.dirname(logdir) or "."
-            prefix = logdir.split(os.sep)[-1]
-            if not osp.isdir(basedir):
-                continue
-            listdir = sorted(os.listdir(basedir))
-            logdirs += [osp.join(basedir, x) for x in listdir if prefix in x]
-
-    # Enforce selection rules, which check logdirs for certain substrings.
-    # Makes it easier to look at graphs from particular ablations, if you
-    # launch many jobs at once with similar names.
-    if select is not None:
-        logdirs = [log for log in logdirs if all(x in log for x in select)]
-    if exclude is not None:
-        logdirs = [log for log in logdirs if all(x not in log for x in exclude)]
+    logdirs = _expand_logdirs(all_logdirs)
+    logdirs = [d for d in logdirs if all(part in d for part in select or [])]
+    logdirs = [d for d in logdirs if not any(part in d for part in exclude or [])]
     if not logdirs:
         raise ValueError("no log directories match %s" % " ".join(all_logdirs))
 
-    # Verify logdirs
-    print("Plotting from...\n" + "=" * DIV_LINE_WIDTH + "\n")
-    for logdir in logdirs:
-        print(logdir)
-    print("\n" + "=" * DIV_LINE_WIDTH)
+    rule = "=" * DIV_LINE_WIDTH
+    print("Plotting from...\n" + rule + "\n")
+    print("\n".join(logdirs))
+    print("\n" + rule)
 
-    # Make sure the legend is compatible with the logdirs
     if legend is not None and len(legend) != len(logdirs):
-        raise ValueError("Must give a legend title for each set of experiments: %d legends for "
-                         "%d directories (%s)" % (len(legend), len(logdirs), ", ".join(logdirs)))
-
-    # Load data from logdirs
-    data = []
-    if legend:
-        for log, leg in zip(logdirs, legend):
-            data += get_datasets(log, leg)
-    else:
-        for log in logdirs:
-            data += get_datasets(log)
+        raise ValueError(f"--legend needs one name per log directory: got {len(legend)} for "
+                         f"{len(logdirs)} directories ({', '.join(logdirs)})")
+    labels = legend or [None] * len(logdirs)
+    data = [run for d, label in zip(logdirs, labels) for run in get_datasets(d, label)]
     if not data:
         raise ValueError("no progress.txt with logged epochs under %s" % ", ".join(logdirs))
     return data
 
 
+def _no_display():
+    """True when matplotlib cannot open a window (no X11/Wayland display on Linux)."""
+    has_display = os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    return not has_display and sys.platform not in ("darwin", "win32")
+
+
 def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
                font_scale=1.5, smooth=1, select=None, exclude=None, estimator="mean",
                savefig=None):
-    """Load the runs and draw one figure per value; show them or save to ``savefig``.
+    """Load runs and draw one figure per column in ``values``; show or save them.
 
-    With several values and ``savefig='out.png'``, figures go to
-    ``out_<value>.png``.
+    Args:
+        all_logdirs, legend, select, exclude: as :func:`get_all_datasets`.
+        xaxis (str): column for the x axis (the CLI's default is
+            ``TotalEnvInteracts``).
+        values (str or list of str): column(s) to plot, one figure each.
+        count (bool): draw each run separately instead of one curve per experiment.
+        font_scale (float): kept for the spec's signature; the theme sets the fonts.
+        smooth (int): smoothing window, as :func:`plot_data`.
+        estimator (str): ``'mean'``, ``'max'`` or ``'min'``, as :func:`plot_data`.
+        savefig (str): save to this file instead of showing a window; with
+            several values, ``out.png`` becomes ``out_<value>.png`` per figure.
 
     Returns:
-        list of the saved file paths (empty when shown on screen).
+        list of str: the files written (empty when the figures are shown).
 
     Raises:
-        ValueError: no data, or a column is missing from every run.
+        ValueError: no data, or ``xaxis`` or a value is a column of no run.
     """
     import matplotlib
-    if savefig or not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-                       or sys.platform in ("darwin", "win32")):
+    if savefig or _no_display():
         matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     data = get_all_datasets(all_logdirs, legend, select, exclude)
@@ -177,54 +220,69 @@ def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
     condition = "Condition2" if count else "Condition1"
     saved = []
     for value in values:
-        for col in (xaxis, value):
-            if not any(col in d for d in data):
-                columns = sorted(set().union(*[d.columns for d in data]))
-                raise ValueError("column %r is in no progress.txt; columns: %s"
-                                 % (col, ", ".join(columns)))
+        missing = [col for col in (xaxis, value) if not any(col in run for run in data)]
+        if missing:
+            columns = sorted(set().union(*[run.columns for run in data]))
+            raise ValueError("column %r is in no progress.txt; columns: %s"
+                             % (missing[0], ", ".join(columns)))
         plt.figure()
-        plot_data([d for d in data if value in d and xaxis in d], xaxis=xaxis, value=value,
-                  condition=condition, smooth=smooth, estimator=estimator)
+        plot_data([run for run in data if value in run and xaxis in run], xaxis=xaxis,
+                  value=value, condition=condition, smooth=smooth, estimator=estimator)
         if savefig:
-            root, ext = osp.splitext(savefig)
-            fname = savefig if len(values) == 1 else "%s_%s%s" % (root, value, ext or ".png")
-            plt.savefig(fname, dpi=120)
-            saved.append(fname)
-            print("Saved figure to %s" % fname)
-    if not savefig:
-        if matplotlib.get_backend().lower() == "agg":
-            print("No display available: use --savefig FILE to save the plot.", file=sys.stderr)
-        else:
-            plt.show()
+            stem, ext = osp.splitext(savefig)
+            target = savefig if len(values) == 1 else f"{stem}_{value}{ext or '.png'}"
+            plt.savefig(target, dpi=120)
+            saved.append(target)
+            print(f"Saved figure to {target}")
+    if savefig:
+        return saved
+    if matplotlib.get_backend().lower() == "agg":
+        print("No display available: use --savefig FILE to save the plot.", file=sys.stderr)
+    else:
+        plt.show()
     return saved
 
 
-def main(argv=None):
-    """``python -m spinup.run plot``; returns the exit code."""
+def _parser():
     parser = argparse.ArgumentParser(prog="python -m spinup.run plot",
                                      description="Plot spinup learning curves.")
     parser.add_argument("logdir", nargs="*", help="log directories or prefixes of them")
-    parser.add_argument("--legend", "-l", nargs="*")
+    parser.add_argument("--legend", "-l", nargs="*",
+                        help="one curve label per log directory")
     parser.add_argument("--xaxis", "-x", default="TotalEnvInteracts")
-    parser.add_argument("--value", "-y", default="Performance", nargs="*")
-    parser.add_argument("--count", action="store_true")
+    parser.add_argument("--value", "-y", default="Performance", nargs="*",
+                        help="column(s) to plot, one figure each")
+    parser.add_argument("--count", action="store_true",
+                        help="one curve per run instead of per experiment")
     parser.add_argument("--smooth", "-s", type=int, default=1)
-    parser.add_argument("--select", nargs="*")
-    parser.add_argument("--exclude", nargs="*")
+    parser.add_argument("--select", nargs="*",
+                        help="only directories whose path contains all of these")
+    parser.add_argument("--exclude", nargs="*",
+                        help="skip directories whose path contains any of these")
     parser.add_argument("--est", default="mean", choices=["mean", "max", "min"])
     parser.add_argument("--savefig", default=None, metavar="FILE",
                         help="save the figure to FILE (e.g. plot.png) instead of showing it")
+    return parser
+
+
+def main(argv=None):
+    """``python -m spinup.run plot ...``.
+
+    Returns:
+        int: the exit code, 0 on success and 1 when there is nothing to plot.
+    """
+    parser = _parser()
     args = parser.parse_args(argv)
     if not args.logdir:
         parser.error("give at least one log directory")
     if args.smooth < 1:
         parser.error("--smooth must be at least 1")
     try:
-        make_plots(args.logdir, args.legend, args.xaxis, args.value, args.count,
-                   smooth=args.smooth, select=args.select, exclude=args.exclude,
-                   estimator=args.est, savefig=args.savefig)
+        make_plots(args.logdir, legend=args.legend, xaxis=args.xaxis, values=args.value,
+                   count=args.count, smooth=args.smooth, select=args.select,
+                   exclude=args.exclude, estimator=args.est, savefig=args.savefig)
     except ValueError as e:
-        print("plot: error: %s" % e, file=sys.stderr)
+        print(f"plot: error: {e}", file=sys.stderr)
         return 1
     return 0
 

@@ -1,9 +1,20 @@
-"""Subprocess entry point of :func:`spinup.utils.run_utils.call_experiment`.
+"""The process in which :func:`spinup.utils.run_utils.call_experiment` runs an experiment.
 
-Usage (internal): ``python run_entrypoint.py <base64(zlib(cloudpickle(thunk)))>``.
-A ``ValueError`` or ``TypeError`` (how algorithms report bad arguments or an
-unsupported environment) is printed as one line and the process exits with
-code 2; set ``SPINUP_DEBUG=1`` to see the full traceback instead.
+Internal; the one argument is the call to run, as made by ``call_experiment``::
+
+    python run_entrypoint.py <base64 of zlib of cloudpickle of a zero-argument function>
+
+How the process ends:
+
+* the call returns: exit code 0;
+* it raises ``ValueError`` or ``TypeError`` (how algorithms reject bad arguments
+  or an unsupported environment): the message on one line, exit code 2
+  (``SPINUP_DEBUG=1`` shows the traceback instead);
+* Ctrl-C: exit code 130;
+* any other exception: Python's traceback and exit code 1.
+
+Under MPI the exits of the first two kinds abort every rank, so that no rank waits
+forever for the one that stopped.
 """
 import base64
 import os
@@ -12,7 +23,7 @@ import zlib
 
 
 def _exit(code):
-    """Exit with ``code``; under MPI abort every rank, so none waits forever for this one."""
+    """Exit with ``code``; under MPI abort the whole job, so no other rank hangs."""
     from spinup.utils.mpi_tools import _comm, num_procs
     sys.stderr.flush()
     if num_procs() > 1:
@@ -21,14 +32,19 @@ def _exit(code):
 
 
 def main(encoded_thunk):
+    """Decode the call and run it, turning user errors into one line and an exit code.
+
+    Args:
+        encoded_thunk (str): the call, encoded by ``call_experiment``.
+    """
     import cloudpickle
-    thunk = cloudpickle.loads(zlib.decompress(base64.b64decode(encoded_thunk)))
+    call = cloudpickle.loads(zlib.decompress(base64.b64decode(encoded_thunk)))
     try:
-        thunk()
+        call()
     except (ValueError, TypeError) as e:
         if os.environ.get("SPINUP_DEBUG"):
             raise
-        print("error: %s (set SPINUP_DEBUG=1 for the traceback)" % e, file=sys.stderr)
+        print(f"error: {e} (set SPINUP_DEBUG=1 for the traceback)", file=sys.stderr)
         _exit(2)
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)

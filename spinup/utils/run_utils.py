@@ -1,6 +1,16 @@
-"""Run utilities: output-directory naming, ``call_experiment`` and ``ExperimentGrid``
-(spec: "Run Utils" and "Running Experiments")."""
+"""Launching experiments: where outputs go, one run in a fresh process, and grids of
+runs (spec: "Run Utils" and "Running Experiments").
+
+* :func:`setup_logger_kwargs` names a run's output directory;
+* :func:`call_experiment` runs one function call in a new Python process (and,
+  with ``num_cpu > 1``, an MPI job), forwarding Ctrl-C and SIGTERM to it;
+* :class:`ExperimentGrid` takes the Cartesian product of hyperparameter values,
+  names each combination and runs them one after another.
+
+See ``docs/utils/run_utils.rst``.
+"""
 import base64
+import collections
 import itertools
 import json
 import os
@@ -20,9 +30,23 @@ from spinup.utils.serialization_utils import convert_json
 
 DIV_LINE_WIDTH = 80
 
+# Seconds an interrupted experiment gets to stop its workers and flush its files.
+_SHUTDOWN_GRACE = 30
+
+# Characters allowed in directory names made from parameter values.
+_NAME_CHARS = frozenset("-_" + string.ascii_letters + string.digits)
+
+# One parameter of an ExperimentGrid: its values, and how variant names show it.
+_GridParam = collections.namedtuple("_GridParam", "key vals shorthand in_name")
+
 
 class ExperimentError(RuntimeError):
-    """An experiment launched by :func:`call_experiment` exited with an error."""
+    """An experiment started by :func:`call_experiment` ended with a non-zero exit code.
+
+    Attributes:
+        exp_name (str): the experiment's name.
+        returncode (int): its process's exit code.
+    """
 
     def __init__(self, exp_name, returncode):
         self.exp_name, self.returncode = exp_name, returncode
@@ -30,40 +54,46 @@ class ExperimentError(RuntimeError):
                          "see its error message above")
 
 
-def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False):
-    """Sets up the output_dir for a logger and returns a dict for logger kwargs.
+# ---- Output directories ----
 
-    If no seed is given and datestamp is false, ``output_dir = data_dir/exp_name``.
-    If a seed is given and datestamp is false,
-    ``output_dir = data_dir/exp_name/exp_name_s[seed]``.
-    If datestamp is true, amend to
-    ``output_dir = data_dir/YYMMDD_exp_name/YYMMDD_HHMMSS-exp_name_s[seed]``.
-    You can force datestamp=True by setting ``FORCE_DATESTAMP=True`` in
-    ``spinup/user_config.py``.
+def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False):
+    """Choose a run's output directory and return it as ``logger_kwargs``.
+
+    The directory is, under ``data_dir``:
+
+    ==========================  ==================================================
+    no seed                     ``exp_name``
+    seed ``s``                  ``exp_name/exp_name_s<s>``
+    seed ``s``, ``datestamp``   ``YYMMDD_exp_name/YYMMDD_HHMMSS-exp_name_s<s>``
+    ==========================  ==================================================
+
+    so the seeds of one configuration share a parent directory, which is what
+    the plotter averages over.
 
     Args:
-        exp_name (string): Name for experiment.
-        seed (int): Seed for random number generators used by experiment.
-        data_dir (string): Path to folder where results should be saved.
-            Default is the ``DEFAULT_DATA_DIR`` in ``spinup/user_config.py``.
-        datestamp (bool): Whether to include a date and timestamp in the
-            name of the save directory.
+        exp_name (str): the experiment's name.
+        seed (int): the run's seed, or ``None`` for a directory without one.
+        data_dir (str): the base directory; ``None`` means ``DEFAULT_DATA_DIR`` of
+            ``spinup/user_config.py``.
+        datestamp (bool): put the date (and time) in the names, so that runs of
+            the same name do not overwrite each other. ``FORCE_DATESTAMP`` in
+            ``spinup/user_config.py`` turns it on for every run.
 
     Returns:
-        logger_kwargs, a dict containing output_dir and exp_name.
+        dict: ``{'output_dir': ..., 'exp_name': exp_name}``, ready to pass to an
+        algorithm as ``logger_kwargs``.
     """
-    datestamp = datestamp or FORCE_DATESTAMP
-    ymd_time = time.strftime("%y%m%d_") if datestamp else ""
-    relpath = ymd_time + exp_name
+    stamped = datestamp or FORCE_DATESTAMP
+    now = time.localtime()
+    parent = (time.strftime("%y%m%d_", now) if stamped else "") + exp_name
+    path = [data_dir or DEFAULT_DATA_DIR, parent]
     if seed is not None:
-        if datestamp:
-            subfolder = time.strftime("%y%m%d_%H%M%S") + "-" + exp_name + "_s" + str(seed)
-        else:
-            subfolder = exp_name + "_s" + str(seed)
-        relpath = osp.join(relpath, subfolder)
-    data_dir = data_dir or DEFAULT_DATA_DIR
-    return dict(output_dir=osp.join(data_dir, relpath), exp_name=exp_name)
+        run = f"{exp_name}_s{seed}"
+        path.append(time.strftime("%y%m%d_%H%M%S-", now) + run if stamped else run)
+    return dict(output_dir=osp.join(*path), exp_name=exp_name)
 
+
+# ---- One experiment in a subprocess ----
 
 def _make_env_fn(env_name):
     """``env_fn`` for a gymnasium id (a named closure so it pickles and reads well)."""
@@ -74,304 +104,336 @@ def _make_env_fn(env_name):
     return env_fn
 
 
-def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp=False,
-                    **kwargs):
-    """Run a function (thunk) with hyperparameters (kwargs), plus configuration.
+def _encode_call(fn):
+    """Serialize a zero-argument callable for ``run_entrypoint.py``'s command line."""
+    import cloudpickle
+    return base64.b64encode(zlib.compress(cloudpickle.dumps(fn))).decode("utf-8")
 
-    The call is serialized with cloudpickle and executed by
-    ``run_entrypoint.py`` in a fresh Python subprocess (so successive
-    experiments share no state); with ``num_cpu > 1`` that subprocess re-launches
-    itself under ``mpiexec``. If ``env_name`` is among the kwargs, the thunk
-    receives ``env_fn = lambda: gymnasium.make(env_name)`` instead.
 
-    Args:
-        exp_name (string): Name for experiment.
-        thunk (callable): A python function.
-        seed (int): Seed for random number generators.
-        num_cpu (int or 'auto'): Number of MPI processes ('auto' = physical cores).
-        data_dir (string): Base directory for results; defaults to
-            ``DEFAULT_DATA_DIR`` from ``spinup/user_config.py``.
-        datestamp (bool): Put date and time in the output directory names.
-        **kwargs: All kwargs to pass to thunk.
+def _wait(proc, exp_name, output_dir):
+    """Wait for the experiment's process, passing a SIGTERM or Ctrl-C on to it.
+
+    ``kill <pid>`` reaches only this process, so the handler sends the signal on
+    (the experiment must not keep training as an orphan) and exits at once with
+    ``128 + signal``. A Ctrl-C reaches both processes: the experiment gets
+    ``_SHUTDOWN_GRACE`` seconds to finish cleanly before it is killed, then the
+    ``KeyboardInterrupt`` goes on to the caller.
 
     Returns:
-        The ``output_dir`` of the run.
+        int: the process's exit code.
+    """
+    def forward_and_exit(signum, frame):
+        proc.send_signal(signum)
+        raise SystemExit(128 + signum)
+
+    # Signal handlers can only be installed from the main thread.
+    handles_sigterm = threading.current_thread() is threading.main_thread()
+    if handles_sigterm:
+        previous = signal.signal(signal.SIGTERM, forward_and_exit)
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:
+        try:
+            proc.wait(timeout=_SHUTDOWN_GRACE)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        print(colorize(f"\nInterrupted: {exp_name} (what was logged so far is in "
+                       f"{output_dir})", "red", bold=True))
+        raise
+    finally:
+        if handles_sigterm:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _print_next_steps(output_dir):
+    """Tell the user how to plot the finished run and watch its agent."""
+    rule = "=" * DIV_LINE_WIDTH
+    print("\n".join([
+        "", rule, colorize("End of experiment.\n", "white", bold=True),
+        "Plot results from this run with:\n",
+        colorize(f"python -m spinup.run plot {output_dir}", "green") + "\n",
+        "Watch the trained agent with:\n",
+        colorize(f"python -m spinup.run test_policy {output_dir}", "green") + "\n",
+        rule, ""]))
+
+
+def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp=False,
+                    **kwargs):
+    """Run ``thunk(seed=seed, logger_kwargs=..., **kwargs)`` in a fresh Python process.
+
+    The call is serialized with cloudpickle and run by ``run_entrypoint.py`` in
+    a subprocess, so experiments run one after another share no state (threads,
+    random generators, MPI). With ``num_cpu > 1`` that subprocess first becomes
+    an MPI job (:func:`~spinup.utils.mpi_tools.mpi_fork`). Unless ``kwargs``
+    holds ``logger_kwargs``, the output directory comes from
+    :func:`setup_logger_kwargs`; an ``env_name`` keyword is replaced by
+    ``env_fn`` (a function calling ``gymnasium.make(env_name)``).
+
+    Args:
+        exp_name (str): the experiment's name.
+        thunk (callable): the function to run, e.g. ``spinup.ppo``.
+        seed (int): passed to ``thunk`` and used in the directory name.
+        num_cpu (int or str): MPI processes, or ``'auto'`` for one per physical core.
+        data_dir (str): base directory for outputs (default ``DEFAULT_DATA_DIR``).
+        datestamp (bool): date and time in the directory names.
+        **kwargs: the other arguments of ``thunk``.
+
+    Returns:
+        str: the run's output directory.
 
     Raises:
-        ExperimentError: the experiment process exited with a non-zero code.
+        ExperimentError: the subprocess exited with a non-zero code.
+        KeyboardInterrupt: Ctrl-C (after the subprocess stopped).
+        SystemExit: SIGTERM (code ``128 + 15``; the subprocess got it too).
     """
     kwargs["seed"] = seed
-    print(colorize("Running experiment:\n", color="cyan", bold=True))
-    print(exp_name + "\n")
-    print(colorize("with kwargs:\n", color="cyan", bold=True))
-    print(json.dumps(convert_json(kwargs), separators=(",", ":\t"), indent=4, sort_keys=True))
-    print("\n")
-
-    if "logger_kwargs" not in kwargs:
-        kwargs["logger_kwargs"] = setup_logger_kwargs(exp_name, seed, data_dir, datestamp)
+    print(colorize("Running experiment:\n", color="cyan", bold=True) + "\n" + exp_name + "\n")
+    print(colorize("with kwargs:\n", color="cyan", bold=True) + "\n"
+          + json.dumps(convert_json(kwargs), separators=(",", ":\t"), indent=4, sort_keys=True)
+          + "\n\n")
+    if "logger_kwargs" in kwargs:
+        print("Note: logger_kwargs was given, so call_experiment does not choose the "
+              "output directory.\n")
     else:
-        print("Note: Call experiment is not handling logger_kwargs.\n")
+        kwargs["logger_kwargs"] = setup_logger_kwargs(exp_name, seed, data_dir, datestamp)
     output_dir = kwargs["logger_kwargs"].get("output_dir")
-
     if "env_name" in kwargs:
         kwargs["env_fn"] = _make_env_fn(kwargs.pop("env_name"))
 
-    def thunk_plus():
+    def run_in_subprocess():
         from spinup.utils.mpi_tools import mpi_fork
         mpi_fork(num_cpu)
         thunk(**kwargs)
 
-    import cloudpickle
-    encoded_thunk = base64.b64encode(zlib.compress(cloudpickle.dumps(thunk_plus))).decode("utf-8")
-    entrypoint = osp.join(osp.abspath(osp.dirname(__file__)), "run_entrypoint.py")
-    cmd = [sys.executable or "python", entrypoint, encoded_thunk]
-    proc = subprocess.Popen(cmd, env=os.environ)
-
-    def _stop_child(signum, frame):
-        # `kill PID` reaches only this process: pass it on, so the run does not
-        # keep training as an orphan, then exit with the usual 128 + signal code.
-        proc.send_signal(signum)
-        raise SystemExit(128 + signum)
-
-    in_main_thread = threading.current_thread() is threading.main_thread()
-    if in_main_thread:
-        old_handler = signal.signal(signal.SIGTERM, _stop_child)
-    try:
-        rc = proc.wait()
-    except KeyboardInterrupt:
-        # The child got the same Ctrl-C: give it time to stop its workers and
-        # flush its logs before killing it.
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        print(colorize("\nInterrupted: %s (what was logged so far is in %s)"
-                       % (exp_name, output_dir), "red", bold=True))
-        raise
-    finally:
-        if in_main_thread:
-            signal.signal(signal.SIGTERM, old_handler)
-    if rc != 0:
-        raise ExperimentError(exp_name, rc)
-
+    entrypoint = osp.join(osp.dirname(osp.abspath(__file__)), "run_entrypoint.py")
+    proc = subprocess.Popen([sys.executable or "python", entrypoint,
+                             _encode_call(run_in_subprocess)], env=os.environ)
+    returncode = _wait(proc, exp_name, output_dir)
+    if returncode != 0:
+        raise ExperimentError(exp_name, returncode)
     if output_dir is not None:
-        plot_cmd = "python -m spinup.run plot " + output_dir
-        test_cmd = "python -m spinup.run test_policy " + output_dir
-        print("\n" + "=" * DIV_LINE_WIDTH + "\n"
-              + colorize("End of experiment.\n\n", "white", bold=True)
-              + "Plot results from this run with:\n\n" + colorize(plot_cmd, "green") + "\n\n"
-              + "Watch the trained agent with:\n\n" + colorize(test_cmd, "green") + "\n\n"
-              + "=" * DIV_LINE_WIDTH + "\n")
+        _print_next_steps(output_dir)
     return output_dir
 
 
-def all_bools(vals):
-    return all(isinstance(v, bool) for v in vals)
-
+# ---- Grids of experiments ----
 
 def valid_str(v):
-    """Convert a value or values to a string which could go in a filepath.
+    """Turn a parameter value into text that can go in a directory name.
 
-    Classes and functions use their ``__name__``; lists/tuples are joined with
-    ``-``; other characters than letters, digits, ``-`` and ``_`` become ``-``.
+    Classes and functions give their ``__name__``, lists and tuples their items
+    joined by ``-``; the text is lower-cased and every character other than
+    letters, digits, ``-`` and ``_`` becomes ``-``.
     """
     if hasattr(v, "__name__"):
-        return valid_str(v.__name__)
+        v = v.__name__
     if isinstance(v, (tuple, list)):
-        return "-".join(valid_str(x) for x in v)
-    str_v = str(v).lower()
-    valid_chars = "-_%s%s" % (string.ascii_letters, string.digits)
-    return "".join(c if c in valid_chars else "-" for c in str_v)
+        return "-".join(valid_str(item) for item in v)
+    return "".join(c if c in _NAME_CHARS else "-" for c in str(v).lower())
+
+
+def _nested_get(variant, key):
+    """Look ``key`` up in a variant, following ``'a:b'`` into ``variant['a']['b']``."""
+    if key in variant:
+        return variant[key]
+    head, _, rest = key.partition(":")
+    return _nested_get(variant[head], rest)
+
+
+def _nest(flat):
+    """Turn the keys ``'a:b'`` of a flat variant into nested dicts ``{'a': {'b': ...}}``.
+
+    Raises:
+        ValueError: a key is given both whole (``'a'``) and nested (``'a:b'``).
+    """
+    nested, parents = {}, set()
+    for key, value in flat.items():
+        head, colon, rest = key.partition(":")
+        if colon:
+            if head in nested and head not in parents:
+                raise ValueError(f"grid parameter {head!r} is given whole and as {key!r}: it "
+                                 "cannot take multiple values from both")
+            nested.setdefault(head, {})[rest] = value
+            parents.add(head)
+        elif key in nested:
+            raise ValueError(f"grid parameter {key!r} is given whole and nested: it cannot "
+                             "take multiple values from both")
+        else:
+            nested[key] = value
+    for head in parents:
+        nested[head] = _nest(nested[head])
+    return nested
 
 
 class ExperimentGrid:
-    """Tool for running many experiments given hyperparameter ranges."""
+    """A grid of hyperparameter values, run as one experiment per combination.
+
+    Example::
+
+        eg = ExperimentGrid(name="ppo-bench")
+        eg.add("env_name", "CartPole-v1", "", True)
+        eg.add("seed", [0, 10])
+        eg.add("ac_kwargs:hidden_sizes", [(32,), (64, 64)], "hid")
+        eg.run(spinup.ppo)   # 4 runs in 2 directories (seeds share one)
+
+    Args:
+        name (str): prefix of every variant's name.
+
+    Raises:
+        TypeError: ``name`` is not a string.
+    """
 
     def __init__(self, name=""):
         if not isinstance(name, str):
-            raise TypeError("Name has to be a string.")
-        self.keys, self.vals, self.shs, self.in_names = [], [], [], []
+            raise TypeError(f"ExperimentGrid name must be a string, got {name!r}")
         self.name = name
+        self.params = []  # _GridParam per parameter, in the order they were added
+
+    @property
+    def keys(self):
+        """The parameters' keys, in the order they were added."""
+        return [p.key for p in self.params]
+
+    @property
+    def vals(self):
+        """The parameters' lists of values, in the order they were added."""
+        return [p.vals for p in self.params]
 
     def print(self):
-        """Print a helpful report about the experiment grid."""
-        print("=" * DIV_LINE_WIDTH)
-        base_msg = "ExperimentGrid %s runs over parameters:\n"
-        name_insert = "[" + self.name + "]"
-        if len(base_msg % name_insert) <= 80:
-            msg = base_msg % name_insert
-        else:
-            msg = base_msg % (name_insert + "\n")
-        print(colorize(msg, color="green", bold=True))
-        for k, v, sh in zip(self.keys, self.vals, self.shs):
-            color_k = colorize(k.ljust(40), color="cyan", bold=True)
-            print("", color_k, "[" + sh + "]" if sh is not None else "", "\n")
-            for val in v:
-                print("\t" + str(convert_json(val)))
-            print()
-        nvars_total = 1
-        for v in self.vals:
-            nvars_total *= len(v)
-        if "seed" in self.keys:
-            num_seeds = len(self.vals[self.keys.index("seed")])
-            nvars_seedless = int(nvars_total / num_seeds)
-        else:
-            nvars_seedless = nvars_total
-        print(" Variants, counting seeds: ".ljust(40), nvars_total)
-        print(" Variants, not counting seeds: ".ljust(40), nvars_seedless)
+        """Print the parameters of the grid, their values, and how many runs it makes."""
+        rule = "=" * DIV_LINE_WIDTH
+        title = f"ExperimentGrid [{self.name}] runs over parameters:"
+        print(rule)
+        print(colorize(title if len(title) <= 80 else title.replace("] ", "]\n "), "green",
+                       bold=True) + "\n")
+        for p in self.params:
+            label = colorize(p.key.ljust(40), color="cyan", bold=True)
+            print("", label, "" if p.shorthand is None else f"[{p.shorthand}]", "\n")
+            print("\n".join("\t" + str(convert_json(v)) for v in p.vals) + "\n")
+        runs = 1
+        for p in self.params:
+            runs *= len(p.vals)
+        seeds = next((len(p.vals) for p in self.params if p.key == "seed"), 1)
+        print(" Variants, counting seeds: ".ljust(40), runs)
+        print(" Variants, not counting seeds: ".ljust(40), runs // seeds)
         print()
-        print("=" * DIV_LINE_WIDTH)
+        print(rule)
 
     def _default_shorthand(self, key):
-        # First three letters of each colon-separated term, joined by '-'.
-        valid_chars = "%s%s" % (string.ascii_letters, string.digits)
-
-        def shear(x):
-            return "".join(z for z in x[:3] if z in valid_chars)
-        return "-".join(shear(x) for x in key.split(":"))
+        """The first three letters and digits of each ``:``-part of ``key``, joined by ``-``."""
+        return "-".join("".join(c for c in part[:3] if c.isascii() and c.isalnum())
+                        for part in key.split(":"))
 
     def add(self, key, vals, shorthand=None, in_name=False):
-        """Add a parameter (key) to the grid config, with potential values (vals).
-
-        By default, if a shorthand isn't given, one is automatically generated
-        from the key using the first three letters of each colon-separated
-        term. To disable this behavior, set ``DEFAULT_SHORTHAND=False`` in
-        ``spinup/user_config.py``.
+        """Add a parameter and the values it takes in the grid.
 
         Args:
-            key (string): Name of parameter (``a:b`` nests: ``dict(a=dict(b=...))``).
-            vals (value or list of values): Allowed values of parameter.
-            shorthand (string): Optional, shortened name of parameter. For
-                example, maybe the parameter ``steps_per_epoch`` is shortened
-                to ``steps``.
-            in_name (bool): When constructing variant names, force the
-                inclusion of this parameter into the name.
+            key (str): the keyword argument; ``'a:b'`` sets ``b`` inside the dict
+                argument ``a`` (e.g. ``'ac_kwargs:hidden_sizes'``).
+            vals: one value, or a list of values.
+            shorthand (str): the parameter's name in variant names. ``None`` makes
+                one from ``key`` (first three characters of each ``:``-part), unless
+                ``DEFAULT_SHORTHAND`` in ``spinup/user_config.py`` is False.
+            in_name (bool): name the parameter in variant names even when it has a
+                single value.
 
         Raises:
-            ValueError: ``key`` was already added, or ``vals`` is empty.
+            ValueError: ``key`` is empty or already added, ``shorthand`` is not a
+                string, or ``vals`` is an empty list.
         """
         if not isinstance(key, str) or not key:
-            raise ValueError("Key must be a non-empty string.")
+            raise ValueError(f"grid parameter name must be a non-empty string, got {key!r}")
         if key in self.keys:
             raise ValueError(f"Parameter {key!r} was already added to the grid.")
-        if shorthand is not None and (not isinstance(shorthand, str)):
-            raise ValueError("Shorthand must be a string.")
-        if not isinstance(vals, list):
-            vals = [vals]
-        if len(vals) == 0:
+        if shorthand is not None and not isinstance(shorthand, str):
+            raise ValueError(f"shorthand of {key!r} must be a string, got {shorthand!r}")
+        vals = vals if isinstance(vals, list) else [vals]
+        if not vals:
             raise ValueError(f"Parameter {key!r} needs at least one value.")
-        if DEFAULT_SHORTHAND and shorthand is None:
+        if shorthand is None and DEFAULT_SHORTHAND:
             shorthand = self._default_shorthand(key)
-        self.keys.append(key)
-        self.vals.append(vals)
-        self.shs.append(shorthand)
-        self.in_names.append(in_name)
+        self.params.append(_GridParam(key, vals, shorthand, in_name))
 
     def variant_name(self, variant):
-        """Given a variant (dict of valid param/value pairs), make an exp_name.
+        """Name one variant (a dict from :meth:`variants`) for its output directory.
 
-        A variant's name is constructed as the grid name (if you've given it
-        one), plus param names (or shorthands if available) and values
-        separated by underscores. ``seed`` is never included. Boolean
-        parameters appear as just their name when True.
+        The name is the grid's name followed, for each parameter that has several
+        values or ``in_name``, by ``_<shorthand or key><value>`` (see
+        :func:`valid_str`). Parameters whose values are all booleans add just
+        ``_<shorthand>`` when True and nothing when False. The seed is never
+        named: the seeds of a configuration share its directory.
+
+        Returns:
+            str: the name, without leading underscores.
         """
-        def get_val(v, k):
-            # Utility method for getting the correct value out of a variant
-            # given as a nested dict. Assumes that a parameter name, k,
-            # describes a path into the nested dict, such that k='a:b:c'
-            # corresponds to value=variant['a']['b']['c'].
-            if k in v:
-                return v[k]
-            splits = k.split(":")
-            k0, k1 = splits[0], ":".join(splits[1:])
-            return get_val(v[k0], k1)
-
-        var_name = self.name
-        for k, v, sh, inn in zip(self.keys, self.vals, self.shs, self.in_names):
-            if (len(v) > 1 or inn) and k != "seed":
-                param_name = valid_str(sh if sh is not None else k)
-                variant_val = get_val(variant, k)
-                if all_bools(v):
-                    var_name += ("_" + param_name) if variant_val else ""
-                else:
-                    var_name += "_" + param_name + valid_str(variant_val)
-        return var_name.lstrip("_")
+        pieces = [self.name]
+        for p in self.params:
+            if p.key == "seed" or (len(p.vals) == 1 and not p.in_name):
+                continue
+            label = valid_str(p.key if p.shorthand is None else p.shorthand)
+            value = _nested_get(variant, p.key)
+            if all(isinstance(v, bool) for v in p.vals):
+                if value:
+                    pieces.append(label)
+            else:
+                pieces.append(label + valid_str(value))
+        return "_".join(pieces).lstrip("_")
 
     def _variants(self, keys, vals_list):
-        """Cartesian product of the values, the first key varying slowest."""
+        """Every combination of values as a flat dict, the first key varying slowest."""
         return [dict(zip(keys, combo)) for combo in itertools.product(*vals_list)]
 
     def variants(self):
-        """Makes a list of dicts, where each dict is a valid config in the grid.
+        """List every combination of the grid's values as a dict of keyword arguments.
 
-        Parameters whose names take the form ``'full:param:name'`` are nested:
-        ``'base:param:a'`` and ``'base:param:b'`` give
-        ``{'base': {'param': {'a': ..., 'b': ...}}}``.
-
-        Raises:
-            ValueError: a parameter is given both as a whole and as a nested key.
-        """
-        flat_variants = self._variants(self.keys, self.vals)
-
-        def unflatten_var(var):
-            new_var = dict()
-            unflatten_set = set()
-            for k, v in var.items():
-                if ":" in k:
-                    splits = k.split(":")
-                    k0 = splits[0]
-                    if k0 in new_var and k0 not in unflatten_set:
-                        raise ValueError(f"You can't assign multiple values to the same key "
-                                         f"({k0!r} and {k!r}).")
-                    sub_k = ":".join(splits[1:])
-                    new_var.setdefault(k0, dict())[sub_k] = v
-                    unflatten_set.add(k0)
-                else:
-                    if k in new_var:
-                        raise ValueError(f"You can't assign multiple values to the same key "
-                                         f"({k!r}).")
-                    new_var[k] = v
-            for k in unflatten_set:
-                new_var[k] = unflatten_var(new_var[k])
-            return new_var
-
-        return [unflatten_var(var) for var in flat_variants]
-
-    def run(self, thunk, num_cpu=1, data_dir=None, datestamp=False):
-        """Run each variant in the grid with function ``thunk``.
-
-        ``thunk`` must be a callable, or the name of a grid parameter whose
-        values are all callables. Each variant is launched with
-        :func:`call_experiment` (in series) and named with
-        :meth:`variant_name`. ``seed`` is expected to be a grid parameter.
+        Keys ``'a:b'`` are nested: ``'ac_kwargs:hidden_sizes'`` and
+        ``'ac_kwargs:activation'`` give one ``ac_kwargs`` dict with both.
 
         Returns:
-            list of the output directories, one per variant.
+            list of dict, the first-added parameter varying slowest.
+
+        Raises:
+            ValueError: a parameter is given both whole and nested.
+        """
+        return [_nest(flat) for flat in self._variants(self.keys, self.vals)]
+
+    def _countdown(self):
+        """Give the user ``WAIT_BEFORE_LAUNCH`` seconds to read the grid and press Ctrl-C."""
+        print(colorize("Launch delayed to give you a few seconds to review your experiments. "
+                       "To customize or disable this behavior, change WAIT_BEFORE_LAUNCH in "
+                       "spinup/user_config.py.", color="cyan", bold=True))
+        from tqdm import trange
+        for _ in trange(int(WAIT_BEFORE_LAUNCH * 10), desc="Launching in...", leave=False,
+                        ncols=DIV_LINE_WIDTH, mininterval=0.25,
+                        bar_format="{desc}: {bar}| {remaining} {elapsed}"):
+            time.sleep(0.1)
+
+    def run(self, thunk, num_cpu=1, data_dir=None, datestamp=False):
+        """Run every variant with :func:`call_experiment`, one after another.
+
+        Args:
+            thunk (callable or str): the function to run, or the name of a grid
+                parameter whose values are the functions.
+            num_cpu, data_dir, datestamp: passed to :func:`call_experiment`.
+
+        Returns:
+            list of str: the output directory of each variant.
+
+        Raises:
+            ExperimentError: a variant failed (the later ones are not run).
         """
         self.print()
         variants = self.variants()
-        var_names = [self.variant_name(var) for var in variants]
-        joined = "\n".join(sorted(set(var_names)))
+        names = [self.variant_name(v) for v in variants]
         print(colorize("\nPreparing to run the following experiments...", color="green",
-                       bold=True) + "\n\n" + joined + "\n\n" + "=" * DIV_LINE_WIDTH)
+                       bold=True) + "\n\n" + "\n".join(sorted(set(names))) + "\n\n"
+              + "=" * DIV_LINE_WIDTH)
         if WAIT_BEFORE_LAUNCH > 0 and len(variants) > 1 and sys.stdout.isatty():
-            print(colorize("Launch delayed to give you a few seconds to review your "
-                           "experiments. To customize or disable this behavior, change "
-                           "WAIT_BEFORE_LAUNCH in spinup/user_config.py.", color="cyan",
-                           bold=True))
-            from tqdm import trange
-            for _ in trange(int(WAIT_BEFORE_LAUNCH * 10), desc="Launching in...", leave=False,
-                            ncols=DIV_LINE_WIDTH, mininterval=0.25,
-                            bar_format="{desc}: {bar}| {remaining} {elapsed}"):
-                time.sleep(0.1)
+            self._countdown()
         output_dirs = []
-        for var in variants:
-            exp_name = self.variant_name(var)
-            if isinstance(thunk, str):
-                thunk_ = var.pop(thunk)
-            else:
-                thunk_ = thunk
-            output_dirs.append(call_experiment(exp_name, thunk_, num_cpu=num_cpu,
-                                               data_dir=data_dir, datestamp=datestamp, **var))
+        for name, variant in zip(names, variants):
+            fn = variant.pop(thunk) if isinstance(thunk, str) else thunk
+            output_dirs.append(call_experiment(name, fn, num_cpu=num_cpu, data_dir=data_dir,
+                                               datestamp=datestamp, **variant))
         return output_dirs

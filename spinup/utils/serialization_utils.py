@@ -1,73 +1,362 @@
-"""Turn configs into JSON (for ``config.json``) and back into Python objects."""
+"""Everything spinup writes to disk about a run, and how it is read back.
+
+Two formats live here:
+
+* ``config.json`` text: :func:`convert_json` turns any configuration into
+  something :mod:`json` accepts, for the record only (it is never read back).
+* ``pyt_save/model.pt``: the trained actor-critic, written by
+  :meth:`spinup.utils.logx.Logger.save_state` through :func:`save_model` and
+  read by :mod:`spinup.utils.test_policy` through :func:`read_model` and
+  :func:`build_model`.
+
+A ``model.pt`` is a dict holding only tensors and plain Python values, so it
+loads with ``torch.load(path, weights_only=True)`` and loading it never runs
+code from the file. Its keys (format version 1, see "Experiment Outputs" in
+``docs/user/saving_and_loading.rst``):
+
+=====================  ===========================================================
+``format_version``     :data:`MODEL_FORMAT_VERSION`, checked by :func:`read_model`
+``ac_class``           dotted path of the actor-critic class
+``ac_kwargs``          its constructor kwargs, encoded by :func:`kwargs_to_plain`
+``observation_space``  :func:`space_to_dict` of the observation space (or ``None``)
+``action_space``       :func:`space_to_dict` of the action space (or ``None``)
+``state_dict``         the module's ``state_dict()`` (detached copies)
+=====================  ===========================================================
+
+torch and gymnasium are imported inside the functions that need them, so that
+the command line can import this module cheaply.
+"""
 import importlib
 import inspect
 import json
+import numbers
+import os
+import warnings
 
+import numpy as np
+
+#: Layout version of ``model.pt``. Raise it when the keys or their meaning change,
+#: and keep :func:`read_model` able to read the older versions.
+MODEL_FORMAT_VERSION = 1
+
+#: The marker that stands for a class or function inside saved ``ac_kwargs``.
+DOTTED_KEY = "__dotted__"
+
+
+# ---- Names of classes and functions ----
 
 def dotted_name(obj):
-    """``module.QualName`` of a class or function, e.g. ``'torch.nn.modules.activation.Tanh'``."""
+    """Return the import path of a class or function.
+
+    Args:
+        obj: a class or function, e.g. ``torch.nn.Tanh``.
+
+    Returns:
+        str: ``"<module>.<qualified name>"``, e.g.
+        ``"torch.nn.modules.activation.Tanh"``.
+    """
     return f"{obj.__module__}.{obj.__qualname__}"
 
 
 def import_dotted(name):
-    """Import the object named by a dotted path such as ``'torch.nn.Tanh'``.
+    """Import the object that a dotted path names (the inverse of :func:`dotted_name`).
+
+    The longest prefix of ``name`` that is an importable module is imported, and
+    the rest is followed as attributes, so ``"torch.nn.Tanh"`` and
+    ``"pkg.Outer.Inner"`` both work.
+
+    Args:
+        name (str): a dotted path such as ``"torch.nn.ReLU"``.
+
+    Returns:
+        The object.
 
     Raises:
-        ImportError: the module or attribute does not exist.
+        ImportError: no prefix of ``name`` is a module, or the remaining
+            attributes do not exist.
     """
     parts = name.split(".")
-    for i in range(len(parts) - 1, 0, -1):
+    for split in range(len(parts) - 1, 0, -1):
+        module_name, attrs = ".".join(parts[:split]), parts[split:]
         try:
-            obj = importlib.import_module(".".join(parts[:i]))
+            obj = importlib.import_module(module_name)
         except ImportError:
             continue
-        try:
-            for attr in parts[i:]:
-                obj = getattr(obj, attr)
-            return obj
-        except AttributeError:
-            break
+        for attr in attrs:
+            if not hasattr(obj, attr):
+                raise ImportError(f"cannot import {name!r}: {module_name} has no {attr!r}")
+            obj = getattr(obj, attr)
+        return obj
     raise ImportError(f"cannot import {name!r}")
 
 
-def convert_json(obj):
-    """Convert ``obj`` to something ``json.dump`` accepts, keeping as much meaning as possible.
+# ---- config.json ----
 
-    Dicts, lists and tuples (tuples become lists) are converted recursively;
-    classes and functions become their dotted name; lambdas a readable
-    ``"<lambda> at file:line: source"`` string; other objects their attribute
-    dict or, failing that, ``str(obj)``.
+def is_json_serializable(v):
+    """Return True if ``json.dumps`` accepts ``v`` as it is (NaN and inf allowed)."""
+    try:
+        json.dumps(v, allow_nan=True)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return True
+
+
+def _describe_callable(fn):
+    """A readable string for a function: its dotted path, or a lambda's source."""
+    if fn.__name__ != "<lambda>":
+        return dotted_name(fn)
+    try:
+        source = inspect.getsource(fn).strip()
+    except (OSError, TypeError):
+        return "<lambda>"
+    return f"<lambda> {source}"
+
+
+def convert_json(obj):
+    """Turn a configuration into something ``json.dump`` writes, losing as little as we can.
+
+    Used for ``config.json`` (spec: "Logger", ``save_config``), which is a record
+    for people and is never parsed back, so readability wins over round trips.
+
+    Args:
+        obj: any value.
+
+    Returns:
+        A JSON-able value: containers are converted item by item (tuples and sets
+        become lists, keys become strings); classes and functions become their
+        dotted path; a lambda becomes ``"<lambda> <its source line>"``; numpy and
+        torch scalars their Python value; other objects
+        ``{str(obj): <their public attributes>}``, or ``str(obj)`` when they have
+        none.
     """
     if isinstance(obj, dict):
         return {str(convert_json(k)): convert_json(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple, set, frozenset)):
-        return [convert_json(x) for x in obj]
+        return [convert_json(item) for item in obj]
     if is_json_serializable(obj):
         return obj
     if inspect.isclass(obj):
         return dotted_name(obj)
     if inspect.isfunction(obj) or inspect.ismethod(obj) or inspect.isbuiltin(obj):
-        if obj.__name__ == "<lambda>":
-            try:
-                src = inspect.getsource(obj).strip()
-            except (OSError, TypeError):
-                src = ""
-            return f"<lambda> {src}".strip()
-        return dotted_name(obj)
-    if hasattr(obj, "item") and callable(obj.item):  # numpy / torch scalars
-        try:
+        return _describe_callable(obj)
+    if callable(getattr(obj, "item", None)):
+        try:  # a numpy or torch scalar; arrays with several elements refuse
             return obj.item()
         except (ValueError, RuntimeError):
             pass
-    if hasattr(obj, "__dict__") and obj.__dict__:
-        return {str(obj): convert_json({k: v for k, v in vars(obj).items()
-                                        if not k.startswith("_")})}
+    attrs = getattr(obj, "__dict__", None)
+    if attrs:
+        return {str(obj): convert_json({k: v for k, v in attrs.items() if not k.startswith("_")})}
     return str(obj)
 
 
-def is_json_serializable(v):
+# ---- ac_kwargs <-> plain values ----
+
+def kwargs_to_plain(kwargs):
+    """Encode actor-critic kwargs as plain values that ``weights_only`` loading accepts.
+
+    Numpy scalars and arrays become Python numbers and lists (a grid built with
+    ``np.arange`` gives ``np.int64`` sizes), tuples become lists, and classes and
+    functions become ``{"__dotted__": "<dotted path>"}``.
+
+    Args:
+        kwargs: the ``ac_kwargs`` dict, or one value inside it.
+
+    Returns:
+        The encoded value; :func:`kwargs_from_plain` reverses it.
+
+    Raises:
+        TypeError: a value is none of the above (say, an object instance), so the
+            actor-critic could not be rebuilt from the file.
+    """
+    if isinstance(kwargs, dict):
+        return {str(key): kwargs_to_plain(value) for key, value in kwargs.items()}
+    if isinstance(kwargs, (list, tuple)):
+        return [kwargs_to_plain(value) for value in kwargs]
+    if isinstance(kwargs, np.ndarray):
+        return kwargs_to_plain(kwargs.tolist())
+    if kwargs is None or isinstance(kwargs, str):
+        return kwargs
+    if isinstance(kwargs, (bool, np.bool_)):
+        return bool(kwargs)
+    if isinstance(kwargs, numbers.Integral):
+        return int(kwargs)
+    if isinstance(kwargs, numbers.Real):
+        return float(kwargs)
+    if callable(kwargs) and hasattr(kwargs, "__qualname__"):
+        return {DOTTED_KEY: dotted_name(kwargs)}
+    raise TypeError(f"cannot save ac_kwargs value {kwargs!r} in model.pt: use numbers, "
+                    "strings, lists, dicts, classes or functions")
+
+
+def kwargs_from_plain(plain):
+    """Decode what :func:`kwargs_to_plain` wrote, importing the classes and functions.
+
+    Raises:
+        ImportError: a saved dotted path cannot be imported.
+    """
+    if isinstance(plain, dict):
+        if set(plain) == {DOTTED_KEY}:
+            return import_dotted(plain[DOTTED_KEY])
+        return {key: kwargs_from_plain(value) for key, value in plain.items()}
+    if isinstance(plain, list):
+        return [kwargs_from_plain(value) for value in plain]
+    return plain
+
+
+# ---- gymnasium spaces <-> plain values ----
+
+def space_to_dict(space):
+    """Describe a gymnasium space with tensors and plain values.
+
+    Args:
+        space: a ``Box``, a ``Discrete``, or any other space.
+
+    Returns:
+        dict: ``{"type": "Box", "low", "high", "dtype"}`` (bounds as tensors),
+        ``{"type": "Discrete", "n", "start"}``, or, for other spaces, their class
+        name and ``repr`` (enough to read, not to rebuild).
+    """
+    import torch
+    from gymnasium import spaces
+    if isinstance(space, spaces.Box):
+        return {"type": "Box", "low": torch.as_tensor(space.low),
+                "high": torch.as_tensor(space.high), "dtype": str(space.dtype)}
+    if isinstance(space, spaces.Discrete):
+        return {"type": "Discrete", "n": int(space.n), "start": int(space.start)}
+    return {"type": type(space).__name__, "repr": str(space)}
+
+
+def space_from_dict(desc):
+    """Rebuild the space that :func:`space_to_dict` described (``None`` stays ``None``).
+
+    Raises:
+        ValueError: the description is of a space other than ``Box`` or ``Discrete``.
+    """
+    if desc is None:
+        return None
+    from gymnasium import spaces
+    kind = desc["type"]
+    if kind == "Box":
+        return spaces.Box(low=desc["low"].numpy(), high=desc["high"].numpy(),
+                          dtype=np.dtype(desc["dtype"]))
+    if kind == "Discrete":
+        return spaces.Discrete(desc["n"], start=desc.get("start", 0))
+    raise ValueError(f"cannot rebuild a {kind} space from a saved model (only Box and "
+                     "Discrete are described fully)")
+
+
+# ---- Files ----
+
+def write_atomically(path, write_to):
+    """Write a file so that readers see either the old file or the whole new one.
+
+    ``write_to(tmp_path)`` writes a temporary file beside ``path``, which is then
+    renamed over ``path`` (a rename within one directory is atomic). A run killed
+    while saving leaves no torn ``model.pt``; the temporary file is removed if
+    writing fails.
+
+    Args:
+        path (str): the file to create or replace.
+        write_to (callable): writes the content to the path it is given.
+    """
+    tmp_path = f"{path}.tmp{os.getpid()}"
     try:
-        json.dumps(v, allow_nan=True)
-        return True
-    except (TypeError, ValueError, OverflowError):
-        return False
+        write_to(tmp_path)
+        os.replace(tmp_path, path)
+    finally:
+        if os.path.exists(tmp_path):
+            os.remove(tmp_path)
+
+
+def write_text_atomically(path, text):
+    """:func:`write_atomically` for a text file."""
+    def write_to(tmp_path):
+        with open(tmp_path, "w") as f:
+            f.write(text)
+    write_atomically(path, write_to)
+
+
+def save_model(path, module, plain_kwargs, observation_space=None, action_space=None):
+    """Write ``module`` to ``path`` in the ``model.pt`` format (see the module docstring).
+
+    Args:
+        path (str): the file to write (atomically).
+        module (torch.nn.Module): the actor-critic; its class must be importable
+            by its dotted path for :func:`build_model` to rebuild it.
+        plain_kwargs (dict): its kwargs, already through :func:`kwargs_to_plain`.
+        observation_space, action_space: the spaces it was built for.
+    """
+    import torch
+    payload = {
+        "format_version": MODEL_FORMAT_VERSION,
+        "ac_class": dotted_name(type(module)),
+        "ac_kwargs": plain_kwargs,
+        "observation_space": None if observation_space is None
+        else space_to_dict(observation_space),
+        "action_space": None if action_space is None else space_to_dict(action_space),
+        "state_dict": {name: t.detach().clone() for name, t in module.state_dict().items()},
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's notes on saving storages are noise here
+        write_atomically(path, lambda tmp_path: torch.save(payload, tmp_path))
+
+
+def read_model(path):
+    """Load a ``model.pt`` safely and check that spinup can read it.
+
+    Args:
+        path (str): the file.
+
+    Returns:
+        dict: the saved entries (see the module docstring).
+
+    Raises:
+        ValueError: the file is truncated, is not a dict of tensors and plain
+            values, or has another ``format_version``.
+    """
+    import torch
+    try:
+        saved = torch.load(path, weights_only=True)
+    except Exception as e:  # truncated, corrupted, or holding pickled code
+        raise ValueError(f"{path} is corrupted or is not a spinup model "
+                         f"({type(e).__name__})") from None
+    if not isinstance(saved, dict):
+        raise ValueError(f"{path} is not a spinup model")
+    version = saved.get("format_version")
+    if version != MODEL_FORMAT_VERSION:
+        raise ValueError(f"{path} has model format {version}; this spinup reads format "
+                         f"{MODEL_FORMAT_VERSION}")
+    return saved
+
+
+def build_model(saved, path="model.pt"):
+    """Rebuild the actor-critic from what :func:`read_model` returned, in eval mode.
+
+    Calls ``ac_class(observation_space, action_space, **ac_kwargs)`` and loads the
+    saved ``state_dict`` into it.
+
+    Args:
+        saved (dict): the loaded file.
+        path (str): the file's name, for error messages.
+
+    Returns:
+        torch.nn.Module: the actor-critic.
+
+    Raises:
+        ImportError: the class (or a class or function in its kwargs) cannot be
+            imported, e.g. because it was defined in a script run as ``__main__``.
+    """
+    try:
+        ac_class = import_dotted(saved["ac_class"])
+    except ImportError as e:
+        raise ImportError(f"cannot import the actor-critic class {saved['ac_class']!r} to "
+                          "rebuild the policy; make it importable, or load the weights "
+                          f"yourself: torch.load({path!r}, weights_only=True)['state_dict']"
+                          ) from e
+    ac = ac_class(space_from_dict(saved["observation_space"]),
+                  space_from_dict(saved["action_space"]),
+                  **kwargs_from_plain(saved["ac_kwargs"]))
+    ac.load_state_dict(saved["state_dict"])
+    ac.eval()
+    return ac

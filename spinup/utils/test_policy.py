@@ -1,11 +1,11 @@
-"""Load a trained policy and watch it act (spec: "Experiment Outputs").
+"""Load a trained agent from a run's output directory and watch it act (spec:
+"Experiment Outputs").
 
     python -m spinup.run test_policy path/to/output_dir [-l L] [-n N] [-nr] [-i I] [-d]
 
-Models are loaded with ``torch.load(..., weights_only=True)``: no code is
-unpickled. The actor-critic is rebuilt from its class's dotted path, its
-``ac_kwargs`` and the saved observation/action spaces, then given the saved
-``state_dict``; the environment is rebuilt from ``vars.json``.
+The actor-critic comes from ``pyt_save/model.pt`` (read without unpickling code,
+see :mod:`spinup.utils.serialization_utils`) and the environment from the
+``EnvSpec`` in ``vars.json``.
 """
 import argparse
 import json
@@ -17,7 +17,8 @@ import time
 
 import numpy as np
 
-from spinup.utils.logx import MODEL_FORMAT_VERSION, EpochLogger
+from spinup.utils.logx import EpochLogger
+from spinup.utils.serialization_utils import build_model, read_model
 
 ENV_NOT_FOUND = ("Environment not found!\n\n It looks like the environment wasn't saved, "
                  "and we can't run the agent in it. :(\n\n Check out the docs page on "
@@ -26,90 +27,55 @@ ENV_NOT_FOUND = ("Environment not found!\n\n It looks like the environment wasn'
                  "   run_policy(your_env, get_action)")
 
 
-def _snapshot_suffix(fpath, itr):
-    """``''`` for the last snapshot (``model.pt``), else ``str(itr)``."""
+def _model_path(fpath, itr):
+    """Path of the snapshot to load: ``model{itr}.pt``, or for ``'last'`` ``model.pt``
+    if it exists, else the highest-numbered snapshot.
+
+    Raises:
+        FileNotFoundError: ``fpath`` has no ``pyt_save`` directory, or not the
+            snapshot asked for.
+    """
     save_dir = osp.join(fpath, "pyt_save")
     if not osp.isdir(save_dir):
         raise FileNotFoundError(f"no saved model in {fpath!r} (expected {save_dir}/model.pt); "
                                 "is this the output directory of a spinup run?")
     if itr != "last":
-        if not osp.exists(osp.join(save_dir, f"model{itr}.pt")):
+        path = osp.join(save_dir, f"model{itr}.pt")
+        if not osp.exists(path):
             raise FileNotFoundError(f"no snapshot {itr} in {save_dir}")
-        return str(itr)
-    if osp.exists(osp.join(save_dir, "model.pt")):
-        return ""
-    saves = [int(m.group(1)) for m in (re.fullmatch(r"model(\d+)\.pt", x)
-                                       for x in os.listdir(save_dir)) if m]
-    if not saves:
+        return path
+    path = osp.join(save_dir, "model.pt")
+    if osp.exists(path):
+        return path
+    numbered = [int(m.group(1)) for m in map(re.compile(r"model(\d+)\.pt").fullmatch,
+                                             os.listdir(save_dir)) if m]
+    if not numbered:
         raise FileNotFoundError(f"no model*.pt in {save_dir}")
-    return str(max(saves))
-
-
-def _build_space(desc):
-    import gymnasium as gym
-    if desc is None:
-        return None
-    if desc["type"] == "Box":
-        return gym.spaces.Box(low=desc["low"].numpy(), high=desc["high"].numpy(),
-                              dtype=np.dtype(desc["dtype"]))
-    if desc["type"] == "Discrete":
-        return gym.spaces.Discrete(desc["n"], start=desc.get("start", 0))
-    raise ValueError(f"cannot rebuild a {desc['type']} space from a saved model")
-
-
-def _undotted(kwargs):
-    """Inverse of the saver's ``{'__dotted__': name}`` encoding of classes/functions."""
-    from spinup.utils.serialization_utils import import_dotted
-    if isinstance(kwargs, dict):
-        if set(kwargs) == {"__dotted__"}:
-            return import_dotted(kwargs["__dotted__"])
-        return {k: _undotted(v) for k, v in kwargs.items()}
-    if isinstance(kwargs, list):
-        return [_undotted(v) for v in kwargs]
-    return kwargs
+    return osp.join(save_dir, f"model{max(numbered)}.pt")
 
 
 def load_pytorch_policy(fpath, itr="last", deterministic=False):
-    """Rebuild the saved actor-critic of run ``fpath`` and return ``get_action``.
+    """Rebuild the saved actor-critic of a run and wrap it as a policy function.
 
     Args:
         fpath (str): the run's output directory.
-        itr: ``'last'`` or the int of a snapshot saved with ``save_state(..., itr)``.
-        deterministic (bool): ask the policy for its deterministic action (the
-            Gaussian mean / argmax; SAC's mean action through the tanh).
+        itr: ``'last'``, or the number of a snapshot saved with
+            ``save_state(..., itr)``.
+        deterministic (bool): act with the policy's deterministic action (the
+            Gaussian mean, the most likely discrete action, SAC's squashed mean).
 
     Returns:
-        ``get_action(obs) -> action`` (numpy in, numpy out).
+        ``get_action(obs) -> action`` (numpy in, numpy out), with the rebuilt
+        module as ``get_action.ac``.
 
     Raises:
-        FileNotFoundError: no saved model. ImportError: the actor-critic class
-        cannot be imported (e.g. it was defined in a script's ``__main__``).
+        FileNotFoundError: no saved model. ValueError: the file is not a model
+        this spinup reads. ImportError: the actor-critic class cannot be imported.
     """
     import torch
-    from spinup.utils.serialization_utils import import_dotted
-    suffix = _snapshot_suffix(fpath, itr)
-    fname = osp.join(fpath, "pyt_save", "model" + suffix + ".pt")
-    print("\n\nLoading from %s.\n\n" % fname)
-    try:
-        saved = torch.load(fname, weights_only=True)
-    except Exception as e:  # truncated, corrupted, or not written by spinup
-        raise ValueError(f"{fname} is corrupted or is not a spinup model "
-                         f"({type(e).__name__})") from None
-    if not isinstance(saved, dict):
-        raise ValueError(f"{fname} is not a spinup model")
-    if saved.get("format_version") != MODEL_FORMAT_VERSION:
-        raise ValueError(f"{fname} has model format {saved.get('format_version')}, this spinup "
-                         f"reads format {MODEL_FORMAT_VERSION}")
-    try:
-        ac_class = import_dotted(saved["ac_class"])
-    except ImportError as e:
-        raise ImportError(f"cannot import the actor-critic class {saved['ac_class']!r} to rebuild "
-                          f"the policy; make it importable, or load the weights yourself: "
-                          f"torch.load({fname!r}, weights_only=True)['state_dict']") from e
-    ac = ac_class(_build_space(saved["observation_space"]), _build_space(saved["action_space"]),
-                  **_undotted(saved["ac_kwargs"]))
-    ac.load_state_dict(saved["state_dict"])
-    ac.eval()
+    path = _model_path(fpath, itr)
+    print(f"\n\nLoading from {path}.\n\n")
+    ac = build_model(read_model(path), path)
 
     def get_action(o):
         with torch.no_grad():
@@ -119,14 +85,23 @@ def load_pytorch_policy(fpath, itr="last", deterministic=False):
 
 
 def load_env(fpath, itr="last", render_mode=None):
-    """Rebuild the run's environment from ``vars.json``; ``None`` if none was saved."""
+    """Make the run's environment again from the ``EnvSpec`` in ``vars.json``.
+
+    Args:
+        fpath (str): the run's output directory.
+        itr: as in :func:`load_pytorch_policy`; ``vars{itr}.json`` is used if it
+            exists, else ``vars.json``.
+        render_mode (str): passed to ``gymnasium.make``.
+
+    Returns:
+        The environment, or ``None`` when the run recorded none.
+    """
     import gymnasium as gym
-    fname = osp.join(fpath, "vars.json" if itr == "last" else f"vars{itr}.json")
-    if not osp.exists(fname):
-        fname = osp.join(fpath, "vars.json")
-    if not osp.exists(fname):
+    candidates = ([] if itr == "last" else [f"vars{itr}.json"]) + ["vars.json"]
+    existing = [osp.join(fpath, name) for name in candidates if osp.exists(osp.join(fpath, name))]
+    if not existing:
         return None
-    with open(fname) as f:
+    with open(existing[0]) as f:
         spec_json = json.load(f).get("env_spec")
     if not spec_json:
         return None
@@ -135,62 +110,75 @@ def load_env(fpath, itr="last", render_mode=None):
 
 
 def load_policy_and_env(fpath, itr="last", deterministic=False, render_mode=None):
-    """Load a policy from save, along with RL env.
+    """Load a run's trained policy and its environment.
 
     Args:
-        fpath (str): output directory of a run.
-        itr: ``'last'`` (default) or the snapshot number.
-        deterministic (bool): use the deterministic action (see :func:`load_pytorch_policy`).
+        fpath (str): the run's output directory.
+        itr: ``'last'`` (default) or the number of a snapshot.
+        deterministic (bool): see :func:`load_pytorch_policy`.
         render_mode (str): passed to ``gymnasium.make`` (e.g. ``'human'``).
 
     Returns:
-        ``(env, get_action)``; ``env`` is ``None`` when no environment was saved.
+        ``(env, get_action)``; ``env`` is ``None`` when the run recorded no
+        environment (then build it yourself and call :func:`run_policy`).
+
+    Raises:
+        FileNotFoundError, ValueError, ImportError: as :func:`load_pytorch_policy`.
     """
     get_action = load_pytorch_policy(fpath, itr, deterministic)
-    env = load_env(fpath, itr, render_mode)
-    return env, get_action
+    return load_env(fpath, itr, render_mode), get_action
 
 
 def run_policy(env, get_action, max_ep_len=None, num_episodes=100, render=True):
-    """Run ``get_action`` in ``env`` for ``num_episodes`` and log EpRet/EpLen.
+    """Run episodes with ``get_action`` in ``env``, printing each episode's return.
 
-    Actions for a ``Box`` action space are clipped to its bounds (a Gaussian
-    policy's sample may leave them). ``max_ep_len`` of ``None`` or 0 means no
-    limit beyond the env's own time limit.
+    Actions for a ``Box`` action space are clipped to its bounds, as in training.
+
+    Args:
+        env: a gymnasium environment with the spaces the agent was trained on.
+        get_action (callable): observation -> action.
+        max_ep_len (int): cut episodes at this length; ``None`` or 0 leaves only
+            the env's own time limit.
+        num_episodes (int): how many episodes.
+        render (bool): call ``env.render()`` each step when the env was made with
+            ``render_mode='human'``.
+
+    Returns:
+        EpochLogger: the logger that printed ``EpRet``/``EpLen`` statistics.
 
     Raises:
         RuntimeError: ``env`` is ``None`` (the spec's "Environment not found!").
     """
     if env is None:
         raise RuntimeError(ENV_NOT_FOUND)
+    from gymnasium import spaces
     logger = EpochLogger()
-    is_box = type(env.action_space).__name__ == "Box"
-    o, _ = env.reset()
-    ep_ret, ep_len, n = 0, 0, 0
-    while n < num_episodes:
-        if render and env.render_mode == "human":
-            env.render()
-            time.sleep(1e-3)
-        a = get_action(o)
-        if is_box:
-            a = np.clip(a, env.action_space.low, env.action_space.high)
-        o, r, terminated, truncated, _ = env.step(a)
-        ep_ret += r
-        ep_len += 1
-        if terminated or truncated or (max_ep_len and ep_len == max_ep_len):
-            logger.store(EpRet=ep_ret, EpLen=ep_len)
-            print("Episode %d \t EpRet %.3f \t EpLen %d" % (n, ep_ret, ep_len))
-            o, _ = env.reset()
-            ep_ret, ep_len = 0, 0
-            n += 1
+    bounds = ((env.action_space.low, env.action_space.high)
+              if isinstance(env.action_space, spaces.Box) else None)
+    show = render and env.render_mode == "human"
+    for episode in range(num_episodes):
+        o, _ = env.reset()
+        ep_ret, ep_len, over = 0, 0, False
+        while not over:
+            if show:
+                env.render()
+                time.sleep(1e-3)
+            a = get_action(o)
+            if bounds is not None:
+                a = np.clip(a, *bounds)
+            o, r, terminated, truncated, _ = env.step(a)
+            ep_ret += r
+            ep_len += 1
+            over = terminated or truncated or bool(max_ep_len and ep_len == max_ep_len)
+        logger.store(EpRet=ep_ret, EpLen=ep_len)
+        print("Episode %d \t EpRet %.3f \t EpLen %d" % (episode, ep_ret, ep_len))
     logger.log_tabular("EpRet", with_min_and_max=True)
     logger.log_tabular("EpLen", average_only=True)
     logger.dump_tabular()
     return logger
 
 
-def main(argv=None):
-    """``python -m spinup.run test_policy``; returns the exit code."""
+def _parser():
     parser = argparse.ArgumentParser(prog="python -m spinup.run test_policy",
                                      description="Run a trained spinup policy.")
     parser.add_argument("fpath", type=str, help="output directory of a run")
@@ -203,23 +191,36 @@ def main(argv=None):
                         help="snapshot to load (-1: the last)")
     parser.add_argument("--deterministic", "-d", action="store_true",
                         help="use the deterministic action (SAC: the mean action)")
+    return parser
+
+
+def main(argv=None):
+    """``python -m spinup.run test_policy ...``.
+
+    Returns:
+        int: the exit code, 0 on success and 1 when the run cannot be loaded or
+        played (the reason is printed as one line).
+    """
+    parser = _parser()
     args = parser.parse_args(argv)
-    itr = args.itr if args.itr >= 0 else "last"
     if args.episodes < 1:
         parser.error("--episodes must be at least 1")
+    itr = "last" if args.itr < 0 else args.itr
     render_mode = None if args.norender else "human"
+    load_errors = (FileNotFoundError, ImportError, ValueError)  # see load_pytorch_policy
     try:
         try:
             env, get_action = load_policy_and_env(args.fpath, itr, args.deterministic,
                                                   render_mode)
         except Exception as e:
-            if render_mode is None or isinstance(e, (FileNotFoundError, ImportError, ValueError)):
+            # No display, no pygame ...: fall back to running without rendering.
+            if render_mode is None or isinstance(e, load_errors):
                 raise
-            print("Rendering is not available here (%s); running without it. Use -nr to "
-                  "silence this." % e, file=sys.stderr)
+            print(f"Rendering is not available here ({e}); running without it. Use -nr to "
+                  "silence this.", file=sys.stderr)
             env, get_action = load_policy_and_env(args.fpath, itr, args.deterministic)
         run_policy(env, get_action, args.len, args.episodes, not args.norender)
-    except (FileNotFoundError, ImportError, ValueError, RuntimeError) as e:
+    except load_errors + (RuntimeError,) as e:  # RuntimeError: no environment saved
         print(f"test_policy: error: {e}", file=sys.stderr)
         return 1
     return 0
