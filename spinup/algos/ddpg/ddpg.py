@@ -216,6 +216,7 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 def _train(env, test_env, logger, cfg):
     """Body of :func:`ddpg` after the checks: ``cfg`` holds its arguments."""
     seed, gamma, polyak, act_noise = cfg["seed"], cfg["gamma"], cfg["polyak"], cfg["act_noise"]
+    max_ep_len = cfg["max_ep_len"]
     torch.manual_seed(seed)
     np.random.seed(seed)
 
@@ -291,11 +292,13 @@ def _train(env, test_env, logger, cfg):
             a = ac.pi(torch.as_tensor(obs, dtype=torch.float32)).numpy()
         if explore:
             a += act_noise * np.random.randn(act_dim).astype(np.float32)
-        return np.clip(a, -1.0, 1.0)
+        # (np.minimum/np.maximum: the same result as np.clip, a fraction of its overhead)
+        return np.minimum(np.maximum(a, -1.0), 1.0)
 
     def to_env(a):
-        """Policy units ``[-1, 1]`` -> the env's ``[low, high]``."""
-        return np.clip(act_bias + act_scale * a, low, high)
+        """Policy units ``[-1, 1]`` -> the env's ``[low, high]`` (clipped there too:
+        float32 rounding can land a hair outside the box)."""
+        return np.minimum(np.maximum(act_bias + act_scale * a, low), high)
 
     def run_test_episodes():
         for _ in range(cfg["num_test_episodes"]):
@@ -306,7 +309,7 @@ def _train(env, test_env, logger, cfg):
                     to_env(policy_action(obs, explore=False)))
                 ep_ret += rew
                 ep_len += 1
-                over = terminated or truncated or ep_len == cfg["max_ep_len"]
+                over = terminated or truncated or ep_len == max_ep_len
             logger.store(TestEpRet=ep_ret, TestEpLen=ep_len)
 
     # ---- Main loop ----
@@ -336,7 +339,7 @@ def _train(env, test_env, logger, cfg):
             obs = next_obs
 
             # [DDPG line 8]
-            if terminated or truncated or ep_len == cfg["max_ep_len"]:
+            if terminated or truncated or ep_len == max_ep_len:
                 logger.store(EpRet=ep_ret, EpLen=ep_len)
                 obs, _ = env.reset()
                 ep_ret, ep_len = 0.0, 0

@@ -70,6 +70,14 @@ class MLPActor(nn.Module):
         self.pi = mlp((obs_dim, *hidden_sizes, act_dim), activation, nn.Tanh)
 
     def forward(self, obs):
+        """The policy's action for each observation.
+
+        Args:
+            obs (Tensor): ``(batch, obs_dim)`` or ``(obs_dim,)``.
+
+        Returns:
+            Tensor: ``mu(obs)``, ``(batch, act_dim)`` or ``(act_dim,)``, in ``[-1, 1]``.
+        """
         return self.pi(obs)
 
 
@@ -87,6 +95,15 @@ class MLPQFunction(nn.Module):
         self.q = mlp((obs_dim + act_dim, *hidden_sizes, 1), activation)
 
     def forward(self, obs, act):
+        """The critic's value of each observation-action pair.
+
+        Args:
+            obs (Tensor): ``(batch, obs_dim)``.
+            act (Tensor): ``(batch, act_dim)``, in the policy's units ``[-1, 1]``.
+
+        Returns:
+            Tensor: ``Q(obs, act)``, shape ``(batch,)``.
+        """
         return self.q(torch.cat((obs, act), dim=-1)).squeeze(-1)
 
 
