@@ -149,3 +149,138 @@ def test_cli_smoke_and_cpu_flag_error(tmp_path):
     assert len(df) == 2 and df["TotalEnvInteracts"].iloc[-1] >= 800
     proc = run_cli("a3c", "--env", "CartPole-v1", "--cpu", "2", check=False, timeout=120)
     assert proc.returncode != 0 and "--num_workers" in proc.stderr + proc.stdout
+
+
+# ---- Buffer and networks (no processes) ----
+
+def test_buffer_n_step_returns_and_advantages():
+    from spinup.algos.a3c.a3c import A3CBuffer
+    buf = A3CBuffer((1,), (), 4, gamma=0.5, lam=1.0)
+    vals = [0.5, 0.25, 1.0, 2.0]
+    for t, (r, v) in enumerate(zip([1.0, 2.0, 3.0, 4.0], vals)):
+        buf.store([0.0], 0, r, v)
+        if t == 1:
+            buf.finish_path(0)        # the episode terminated after two steps
+    buf.finish_path(last_val=8.0)     # the rollout ends mid-episode: bootstrap
+    data = buf.get()
+    # terminal piece: R = 1 + .5*2, 2; cut piece: R = 3 + .5*4 + .25*8, 4 + .5*8
+    assert data["ret"].tolist() == [2.0, 2.0, 7.0, 8.0]
+    assert data["adv"].tolist() == [2.0 - 0.5, 2.0 - 0.25, 7.0 - 1.0, 8.0 - 2.0]
+    assert buf.n == 0
+
+
+def test_state_dict_keys_unchanged():
+    box = gym.spaces.Box(-1, 1, (3,))
+    gauss = core.MLPActorCritic(box, gym.spaces.Box(-1, 1, (2,)))
+    cat = core.MLPActorCritic(box, gym.spaces.Discrete(4))
+    layers = [f"{i}.{w}" for i in (0, 2, 4) for w in ("weight", "bias")]
+    v_keys = [f"v.v_net.{k}" for k in layers]
+    assert list(gauss.state_dict()) == (["pi.log_std"] + [f"pi.mu_net.{k}" for k in layers]
+                                        + v_keys)
+    assert list(cat.state_dict()) == [f"pi.logits_net.{k}" for k in layers] + v_keys
+
+
+# ---- Fixes: test actions clipped, threads restored, MPI refused, arguments checked ----
+
+class NarrowBox(gym.Env):
+    """A continuous env with a narrow, asymmetric action box (an untrained Gaussian
+    mean falls outside it) that remembers every action it is given."""
+    observation_space = gym.spaces.Box(-1.0, 1.0, (3,), np.float32)
+    action_space = gym.spaces.Box(np.array([0.2, -0.3], np.float32),
+                                  np.array([0.25, -0.29], np.float32))
+
+    def __init__(self):
+        self.actions, self.t = [], 0
+
+    def _obs(self):
+        return self.np_random.uniform(-1, 1, 3).astype(np.float32)
+
+    def reset(self, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t = 0
+        return self._obs(), {}
+
+    def step(self, a):
+        self.actions.append(np.array(a, dtype=np.float32))
+        self.t += 1
+        return self._obs(), 0.0, False, self.t >= 10, {}
+
+
+def test_test_actions_clipped_and_threads_restored(tmp_path):
+    made = []
+
+    def env_fn():
+        env = NarrowBox()
+        made.append(env)
+        return env
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(3)
+    try:
+        a3c(env_fn, num_workers=1, steps_per_epoch=40, epochs=1, n_steps=10,
+            num_test_episodes=3, logger_kwargs=dict(output_dir=str(tmp_path)))
+        assert torch.get_num_threads() == 3  # a3c ran with 1 thread, then put 3 back
+    finally:
+        torch.set_num_threads(before)
+    test_env = made[0]  # the main process builds one env: the test env
+    assert len(made) == 1 and len(test_env.actions) == 3 * 10
+    low, high = NarrowBox.action_space.low, NarrowBox.action_space.high
+    assert all(((low <= a) & (a <= high)).all() for a in test_env.actions), test_env.actions
+
+
+def test_refuses_to_run_under_mpi(tmp_path, monkeypatch):
+    from spinup.utils import mpi_tools
+    monkeypatch.setattr(mpi_tools, "num_procs", lambda: 2)
+    out = tmp_path / "out"
+    with pytest.raises(ValueError, match="num_workers"):
+        a3c(lambda: gym.make("CartPole-v1"), num_workers=1, steps_per_epoch=20, epochs=1,
+            n_steps=10, num_test_episodes=0, logger_kwargs=dict(output_dir=str(out)))
+    assert not out.exists()
+
+
+MPI_SCRIPT = textwrap.dedent("""
+    import sys
+    import gymnasium as gym
+    from spinup import a3c
+
+    if __name__ == "__main__":
+        a3c(lambda: gym.make("CartPole-v1"), num_workers=1, steps_per_epoch=20, epochs=1,
+            n_steps=10, num_test_episodes=0, logger_kwargs=dict(output_dir=sys.argv[1]))
+""")
+
+
+@pytest.mark.mpi
+def test_refuses_to_run_under_real_mpiexec(tmp_path):
+    from spinup.utils.mpi_tools import find_mpiexec
+    if find_mpiexec() is None:
+        pytest.skip("no mpiexec (pip install mpich)")
+    script = tmp_path / "a3c_mpi.py"
+    script.write_text(MPI_SCRIPT)
+    proc = subprocess.run([find_mpiexec(), "-n", "2", sys.executable, str(script),
+                           str(tmp_path / "out")], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT, env=dict(os.environ, IN_MPI="1"))
+    assert proc.returncode != 0, proc.stdout[-2000:]
+    assert "num_workers" in proc.stderr and "mpiexec" in proc.stderr, proc.stderr[-3000:]
+    assert not (tmp_path / "out").exists()
+
+
+SMALL = dict(num_workers=1, steps_per_epoch=20, epochs=1, n_steps=10, num_test_episodes=0)
+
+
+@pytest.mark.parametrize("bad, error", [
+    (dict(gamma=1.5), ValueError), (dict(lam=-0.1), ValueError), (dict(lr=0.0), ValueError),
+    (dict(num_workers=0), ValueError), (dict(steps_per_epoch=0), ValueError),
+    (dict(epochs=0), ValueError), (dict(n_steps=2.5), TypeError), (dict(epochs=True), TypeError),
+    (dict(max_grad_norm=-1.0), ValueError), (dict(ent_coef=-0.01), ValueError),
+    (dict(num_test_episodes=-1), ValueError), (dict(save_freq=0), ValueError),
+    (dict(max_ep_len=0), ValueError),
+    (dict(env_fn=lambda: gym.make("Blackjack-v1")), ValueError),  # Tuple observations
+])
+def test_bad_arguments_fail_before_anything_is_written(tmp_path, bad, error):
+    kwargs = dict(SMALL, env_fn=lambda: gym.make("CartPole-v1"),
+                  logger_kwargs=dict(output_dir=str(tmp_path / "out")))
+    kwargs.update(bad)
+    name = next(iter(bad))
+    with pytest.raises(error, match="a3c"):
+        a3c(**kwargs)
+    assert not (tmp_path / "out").exists(), name
