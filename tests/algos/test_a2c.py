@@ -142,3 +142,58 @@ def test_learns_cartpole_fixed_seed(tmp_path):
         logger_kwargs=dict(output_dir=str(tmp_path)))
     rets = read_progress(tmp_path)["AverageEpRet"]
     assert rets.max() >= 100 and rets.iloc[-1] >= 60, rets.tolist()
+
+
+class _FailingEnv(gym.Wrapper):
+    """CartPole whose ``step`` raises on its 5th call (an error inside the main loop)."""
+
+    def __init__(self):
+        super().__init__(gym.make("CartPole-v1"))
+        self.calls = 0
+
+    def step(self, action):
+        self.calls += 1
+        if self.calls == 5:
+            raise RuntimeError("env broke")
+        return self.env.step(action)
+
+
+def test_torch_threads_restored_after_return_and_raise(tmp_path):
+    """a2c runs with one torch thread but gives the caller's count back (it used to
+    leave torch at 1 thread), also when the training loop raises."""
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        a2c(lambda: gym.make("CartPole-v1"), steps_per_epoch=40, epochs=1, n_steps=20,
+            logger_kwargs=dict(output_dir=str(tmp_path / "ok")))
+        assert torch.get_num_threads() == 2
+        with pytest.raises(RuntimeError, match="env broke"):
+            a2c(_FailingEnv, steps_per_epoch=40, epochs=1, n_steps=20,
+                logger_kwargs=dict(output_dir=str(tmp_path / "raises")))
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize("kwargs,error,match", [
+    (dict(gamma=1.5), ValueError, "a2c: gamma"),
+    (dict(lam=-0.1), ValueError, "a2c: lam"),
+    (dict(lr=0.0), ValueError, "a2c: lr"),
+    (dict(n_steps=0), ValueError, "a2c: n_steps"),
+    (dict(epochs=0), ValueError, "a2c: epochs"),
+    (dict(ent_coef=-0.01), ValueError, "a2c: ent_coef"),
+    (dict(max_grad_norm=-1.0), ValueError, "a2c: max_grad_norm"),
+    (dict(steps_per_epoch=4000.0), TypeError, "a2c: steps_per_epoch"),
+])
+def test_bad_arguments_write_nothing(tmp_path, kwargs, error, match):
+    out = tmp_path / "out"
+    with pytest.raises(error, match=match):
+        a2c(lambda: gym.make("CartPole-v1"), logger_kwargs=dict(output_dir=str(out)), **kwargs)
+    assert not out.exists()  # checked before the logger creates the directory
+
+
+def test_unsupported_space_writes_nothing(tmp_path):
+    out = tmp_path / "out"
+    with pytest.raises(ValueError, match="a2c: observation space"):
+        a2c(lambda: gym.make("Blackjack-v1"), logger_kwargs=dict(output_dir=str(out)))
+    assert not out.exists()

@@ -233,3 +233,35 @@ def test_learns_cartpole(tmp_path):
     ret = read_progress(tmp_path)["AverageEpRet"]
     assert ret.iloc[0] < 50
     assert ret.iloc[-1] >= 150
+
+
+@pytest.mark.parametrize("kwargs,error,match", [
+    (dict(delta=0.0), ValueError, "trpo: delta"),
+    (dict(backtrack_coeff=1.0), ValueError, "trpo: backtrack_coeff"),
+    (dict(gamma=-0.1), ValueError, "trpo: gamma"),
+    (dict(lam=1.2), ValueError, "trpo: lam"),
+    (dict(vf_lr=0.0), ValueError, "trpo: vf_lr"),
+    (dict(cg_iters=0), ValueError, "trpo: cg_iters"),
+    (dict(train_v_iters=-1), ValueError, "trpo: train_v_iters"),
+    (dict(damping_coeff=-0.1), ValueError, "trpo: damping_coeff"),
+    (dict(epochs=2.5), TypeError, "trpo: epochs"),
+    (dict(steps_per_epoch=0), ValueError, "trpo: steps_per_epoch"),
+])
+def test_bad_arguments_write_nothing(tmp_path, kwargs, error, match):
+    out = tmp_path / "out"
+    with pytest.raises(error, match=match):
+        trpo(lambda: gym.make("CartPole-v1"), logger_kwargs=dict(output_dir=str(out)),
+             **kwargs)
+    assert not out.exists()  # checked before the logger creates the directory
+    # npg names itself in the message
+    with pytest.raises(error, match=match.replace("trpo", "npg")):
+        npg(lambda: gym.make("CartPole-v1"), logger_kwargs=dict(output_dir=str(out)),
+            **kwargs)
+    assert not out.exists()
+
+
+def test_train_v_iters_zero_is_allowed(tmp_path):
+    """Exercise 2.1 runs TRPO with train_v_iters=0 (V_phi never fitted)."""
+    trpo(lambda: gym.make("CartPole-v1"), steps_per_epoch=200, epochs=1, train_v_iters=0,
+         logger_kwargs=dict(output_dir=str(tmp_path)))
+    assert read_progress(tmp_path)["DeltaLossV"].iloc[0] == 0

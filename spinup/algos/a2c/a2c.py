@@ -1,341 +1,375 @@
-"""Synchronous Advantage Actor-Critic (A2C), the synchronous variant of Mnih et al.
-2016, "Asynchronous Methods for Deep Reinforcement Learning".
+"""Synchronous Advantage Actor-Critic (A2C).
 
-Every MPI process is one *worker* of Algorithm 5.20: it runs its own copy of the
-environment for ``n_steps`` steps, computes the gradient of the actor-critic loss on
-that short rollout, and the gradients of all workers are averaged (``mpi_avg_grads``)
-before one identical optimizer step on every process. With one process this is plain
-n-step advantage actor-critic.
+An actor (the policy) and a critic (a state-value function) learn from short rollouts:
+every ``n_steps`` environment steps, the actor follows the policy gradient weighted by
+advantages that the critic bootstraps, and the critic regresses on the same n-step
+returns. Several workers (MPI processes, ``--cpu N``) each run their own environment;
+their gradients are averaged, and all of them take the same step, so they keep
+identical parameters. With one process this is plain n-step actor-critic.
 
-Pseudocode lines (docs/algorithms/a2c.rst) are referenced as ``[A2C line N]``.
+Papers and the equations the code uses:
+
+* Mnih, Badia, Mirza, Graves, Lillicrap, Harley, Silver, Kavukcuoglu 2016,
+  "Asynchronous Methods for Deep Reinforcement Learning", arXiv:1602.01783, Sec. 4
+  and Algorithm S3 (its asynchronous form, A3C). A rollout of at most ``t_max`` steps
+  gives the n-step return ``R_t = r_t + gamma r_{t+1} + ... + gamma^(n-t) V(s_n)``;
+  the actor follows ``grad log pi(a_t|s_t) (R_t - V(s_t)) + beta grad H[pi(.|s_t)]``
+  (the entropy bonus), the critic minimises ``(R_t - V(s_t))^2``. A2C is the
+  synchronous variant: the workers wait for each other and the averaged gradient
+  is applied once (Wu et al. 2017, the OpenAI Baselines A2C).
+* Schulman, Moritz, Levine, Jordan, Abbeel 2016, arXiv:1506.02438, eq. 16: with
+  ``lam < 1`` the advantage is GAE, ``A_t = sum_l (gamma lam)^l delta_{t+l}``;
+  ``lam = 1`` (the default) is exactly the n-step advantage ``R_t - V(s_t)`` above.
+
+Pseudocode (docs/algorithms/a2c.rst)::
+
+    Algorithm: A2C
+
+    Master:
+     1: Input: initial policy parameters θ, value parameters ψ, learning rate η, n workers
+     2: for k = 0, 1, 2, ... do
+     3:     (g_θ, g_ψ) = 0
+     4:     for each worker w = 1, ..., n do
+     5:         (g_θ, g_ψ) = (g_θ, g_ψ) + worker_w(θ, ψ)
+     6:     end for
+     7:     (g_θ, g_ψ) = (g_θ, g_ψ) / n
+     8:     θ = θ + η g_θ ;  ψ = ψ − η g_ψ          (in practice: one Adam step)
+     9: end for
+
+    Worker(θ, ψ):
+    10: run π_θ for n_steps steps, collecting {S_t, A_t, R_t, S_t+1}
+    11: compute Â_t = Σ_l γ^l δ_t+l with δ_t = R_t + γ V_ψ(S_t+1) − V_ψ(S_t)
+        (V = 0 only at a terminal state) and targets R̂_t = Â_t + V_ψ(S_t)
+    12: J(θ) = Σ_t log π_θ(A_t|S_t) Â_t  (+ β Σ_t H[π_θ(·|S_t)])
+    13: J(ψ) = Σ_t (V_ψ(S_t) − R̂_t)²
+    14: return (g_θ, g_ψ) = (∇_θ J(θ), ∇_ψ J(ψ))
+
+The code below marks each of these steps with an ``[A2C line N]`` comment.
 """
 import time
 
 import numpy as np
 import torch
-from torch.optim import Adam
 
 import spinup.algos.a2c.core as core
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
 from spinup.utils.mpi_tools import num_procs, proc_id
+from spinup.utils.torch_tools import torch_threads
 
 
 class A2CBuffer:
-    """Stores one rollout of ``n_steps`` transitions of one worker and computes the
-    advantages and value targets. With ``lam=1`` the advantage is the n-step one,
-    ``A_t = r_t + gamma r_{t+1} + ... + gamma^(n-t) V(s_n) - V(s_t)``; with ``lam<1``
-    it is GAE-lambda."""
+    """One rollout of one worker (``size = n_steps`` steps) and its advantages.
+
+    ``store`` appends a step; ``finish_path`` closes the stretch of an episode that
+    ends at the current step (at an episode end, or at the end of the rollout);
+    ``get`` returns the rollout and empties the buffer.
+
+    Args:
+        obs_dim (tuple): shape of one observation.
+        act_dim (tuple): shape of one action (``()`` for ``Discrete``).
+        size (int): the rollout length ``n_steps``.
+        gamma (float): discount factor.
+        lam (float): GAE's lambda; 1 gives the n-step advantage of Mnih et al.
+    """
 
     def __init__(self, obs_dim, act_dim, size, gamma=0.99, lam=1.0):
         self.obs_buf = np.zeros(core.combined_shape(size, obs_dim), dtype=np.float32)
         self.act_buf = np.zeros(core.combined_shape(size, act_dim), dtype=np.float32)
-        self.adv_buf = np.zeros(size, dtype=np.float32)
         self.rew_buf = np.zeros(size, dtype=np.float32)
-        self.ret_buf = np.zeros(size, dtype=np.float32)
-        self.val_buf = np.zeros(size, dtype=np.float32)
-        self.gamma, self.lam = gamma, lam
-        self.ptr, self.path_start_idx, self.max_size = 0, 0, size
+        self.val_buf = np.zeros(size, dtype=np.float32)  # critic's V(s_t) when acting
+        self.adv_buf = np.zeros(size, dtype=np.float32)  # written by finish_path
+        self.ret_buf = np.zeros(size, dtype=np.float32)  # written by finish_path
+        self.gamma, self.lam, self.max_size = gamma, lam, size
+        self.ptr = 0          # next free row
+        self.path_start = 0   # first row not yet covered by finish_path
 
     def store(self, obs, act, rew, val):
-        """Append one timestep of agent-environment interaction."""
-        assert self.ptr < self.max_size
-        self.obs_buf[self.ptr] = obs
-        self.act_buf[self.ptr] = act
-        self.rew_buf[self.ptr] = rew
-        self.val_buf[self.ptr] = val
-        self.ptr += 1
+        """Record one step: observation, action, reward and the critic's value."""
+        i = self.ptr
+        assert i < self.max_size, "A2CBuffer is full; get() must empty it first"
+        self.obs_buf[i], self.act_buf[i] = obs, act
+        self.rew_buf[i], self.val_buf[i] = rew, val
+        self.ptr = i + 1
 
     def finish_path(self, last_val=0):
-        """Close the current piece of trajectory. ``last_val`` is 0 if the episode
-        terminated, else ``V(s_T)``: it bootstraps the rewards beyond the end of the
-        rollout, a time-limit truncation, or ``max_ep_len``."""
-        path_slice = slice(self.path_start_idx, self.ptr)
-        rews = np.append(self.rew_buf[path_slice], last_val)
-        vals = np.append(self.val_buf[path_slice], last_val)
-        # TD errors delta_t = r_t + gamma V(s_{t+1}) - V(s_t)   [A2C line 11]
-        deltas = rews[:-1] + self.gamma * vals[1:] - vals[:-1]
-        # A_t = sum_l (gamma lam)^l delta_{t+l}; lam=1: the n-step advantage   [A2C line 11]
-        self.adv_buf[path_slice] = core.discount_cumsum(deltas, self.gamma * self.lam)
-        # Value targets: the (lambda-)return A_t + V(s_t); lam=1: the n-step return
-        self.ret_buf[path_slice] = self.adv_buf[path_slice] + self.val_buf[path_slice]
-        self.path_start_idx = self.ptr
+        """Advantages and value targets of the steps stored since the last call.
+
+        Args:
+            last_val (float): value after the last stored step: 0 if the episode
+                terminated there; otherwise ``V(s_T)``, which stands in for the
+                rewards after the end of the rollout, a time limit or ``max_ep_len``.
+        """
+        seg = slice(self.path_start, self.ptr)
+        vals = self.val_buf[seg]
+        rew_ext = np.append(self.rew_buf[seg], last_val)
+        val_ext = np.append(vals, last_val)
+        # [A2C line 11] TD errors, then their (gamma lam)-discounted sums.
+        td_err = rew_ext[:-1] + self.gamma * val_ext[1:] - val_ext[:-1]
+        self.adv_buf[seg] = core.discount_cumsum(td_err, self.gamma * self.lam)
+        # [A2C line 11] Targets R_t = A_t + V(s_t): with lam = 1 the n-step returns.
+        self.ret_buf[seg] = self.adv_buf[seg] + vals
+        self.path_start = self.ptr
 
     def get(self):
-        """Return the full rollout as tensors and reset the buffer. Advantages are
-        *not* normalised (a rollout holds only ``n_steps`` samples)."""
-        assert self.ptr == self.max_size
-        self.ptr, self.path_start_idx = 0, 0
-        data = dict(obs=self.obs_buf, act=self.act_buf, ret=self.ret_buf, adv=self.adv_buf)
-        return {k: torch.as_tensor(v, dtype=torch.float32) for k, v in data.items()}
+        """Empty the (full) buffer; return the rollout as float32 tensors ``obs``,
+        ``act``, ``ret``, ``adv``. The advantages are not normalised: ``n_steps``
+        samples are too few for a stable mean and spread."""
+        assert self.ptr == self.max_size, "A2CBuffer.get() needs a full rollout"
+        self.ptr = self.path_start = 0
+        arrays = dict(obs=self.obs_buf, act=self.act_buf, ret=self.ret_buf,
+                      adv=self.adv_buf)
+        return {key: torch.as_tensor(arr, dtype=torch.float32) for key, arr in arrays.items()}
 
 
 def compute_loss(ac, data, ent_coef, vf_coef):
-    """The actor-critic loss of one rollout, ``-J(theta) - beta H + c_v J(psi)``
-    (minimised), and its parts for logging   [A2C lines 12-13]."""
-    obs, act, adv, ret = data["obs"], data["act"], data["adv"], data["ret"]
-    pi, logp = ac.pi(obs, act)
-    # Policy loss: -J(theta) = -mean_t log pi(a_t|s_t) A_t   [A2C line 12]
-    loss_pi = -(logp * adv).mean()
-    # Entropy bonus H[pi(.|s_t)] (Mnih et al. 2016), maximised with weight beta
-    ent = ac.pi.entropy(pi).mean()
-    # Value loss: J(psi) = mean_t (V_psi(s_t) - R_t)^2   [A2C line 13]
-    loss_v = ((ac.v(obs) - ret) ** 2).mean()
-    loss = loss_pi - ent_coef * ent + vf_coef * loss_v
-    return loss, dict(LossPi=loss_pi.item(), LossV=loss_v.item(), Entropy=ent.item())
+    """The loss a worker minimises on its rollout   [A2C lines 12-13].
+
+    ``loss = -J(theta) - ent_coef * H + vf_coef * J(psi)`` with, averaged over the
+    rollout, ``J(theta) = log pi(a_t|s_t) A_t`` (advantages held constant), the
+    entropy ``H[pi(.|s_t)]`` and ``J(psi) = (V(s_t) - R_t)^2``.
+
+    Args:
+        ac (nn.Module): the actor-critic.
+        data (dict): a rollout from :meth:`A2CBuffer.get`.
+        ent_coef (float): entropy weight ``beta``.
+        vf_coef (float): value-loss weight ``c_v``.
+
+    Returns:
+        ``(loss, info)``: the scalar loss tensor, and a dict of floats ``LossPi``,
+        ``LossV``, ``Entropy`` for the logger.
+
+    Source:
+        Mnih et al. 2016, Sec. 4 (policy gradient with entropy bonus, value loss).
+    """
+    obs = data["obs"]
+    dist, logp = ac.pi(obs, data["act"])
+    loss_pi = -(logp * data["adv"]).mean()               # [A2C line 12]
+    entropy = ac.pi.entropy(dist).mean()                 # [A2C line 12], the beta term
+    loss_v = ((ac.v(obs) - data["ret"]) ** 2).mean()     # [A2C line 13]
+    loss = loss_pi - ent_coef * entropy + vf_coef * loss_v
+    info = dict(LossPi=loss_pi.item(), LossV=loss_v.item(), Entropy=entropy.item())
+    return loss, info
 
 
 def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
-        steps_per_epoch=4000, epochs=50, n_steps=20, gamma=0.99, lam=1.0, lr=1e-3,
-        anneal_lr=True, ent_coef=0.0, vf_coef=0.5, max_grad_norm=None, max_ep_len=1000,
-        logger_kwargs=dict(), save_freq=10):
-    """
-    Synchronous Advantage Actor-Critic (A2C): n-step (or GAE-lambda) advantages,
-    an entropy bonus, one gradient step per ``n_steps``-step rollout, gradients
-    averaged over MPI processes (``--cpu N`` = N workers).
+        steps_per_epoch=4000, epochs=50, n_steps=20,
+        gamma=0.99, lam=1.0, lr=1e-3, anneal_lr=True,
+        ent_coef=0.0, vf_coef=0.5, max_grad_norm=None,
+        max_ep_len=1000, logger_kwargs=dict(), save_freq=10):
+    """Train an actor-critic with synchronous advantage actor-critic (A2C).
+
+    Runs with one torch thread (a rollout of ``n_steps`` samples is too small for
+    threads to pay off) and gives the caller's thread count back when it returns or
+    raises.
 
     Args:
-        env_fn : A function which creates a copy of the environment.
-            The environment must satisfy the gymnasium API, with a ``Box``
-            observation space and a ``Box`` or ``Discrete`` action space.
+        env_fn (callable): ``env_fn()`` returns a new gymnasium environment with a flat
+            ``Box`` observation space and a ``Box`` or ``Discrete`` action space; each
+            worker makes its own.
+        actor_critic (callable): called as
+            ``actor_critic(env.observation_space, env.action_space, **ac_kwargs)``;
+            returns an ``nn.Module`` with the members listed below.
+        ac_kwargs (dict): extra arguments for ``actor_critic`` (the default takes
+            ``hidden_sizes`` and ``activation``).
+        seed (int): seed of torch, numpy and the environment; worker ``i`` uses
+            ``seed + 10000 * i``.
+        steps_per_epoch (int): environment steps per epoch, summed over the workers;
+            each worker's share must be a positive multiple of ``n_steps``. Epochs
+            only group logging and saving: A2C updates after every rollout.
+        epochs (int): number of epochs, ``>= 1``; the run lasts
+            ``steps_per_epoch * epochs`` environment steps.
+        n_steps (int): rollout length per worker between two updates (Mnih et al.'s
+            ``t_max``), ``>= 1``.
+        gamma (float): discount factor, ``0 <= gamma <= 1``.
+        lam (float): GAE's lambda, ``0 <= lam <= 1``. 1 is Mnih et al.'s n-step
+            advantage; smaller values lower the variance at the price of bias.
+        lr (float): Adam learning rate for actor and critic together, ``> 0``.
+        anneal_lr (bool): lower the learning rate linearly to 0 over the run, as
+            Mnih et al. do; the final policy settles instead of oscillating.
+        ent_coef (float): weight ``beta >= 0`` of the entropy bonus. Mnih et al. use
+            0.01; 0 measured best on CartPole (docs/benchmarks/a2c_a3c.rst).
+        vf_coef (float): weight ``c_v >= 0`` of the critic's loss in the sum. It only
+            matters with ``max_grad_norm``: the networks are separate and Adam rescales
+            each parameter's step.
+        max_grad_norm (float or None): clip the norm of the averaged gradient of all
+            parameters to this value; ``None`` or 0 (the default) does not clip
+            (Baselines' 0.5 measured worse on CartPole).
+        max_ep_len (int): episode length cap in steps, ``>= 1``. Reaching it (or the
+            environment's own time limit) ends the episode, bootstrapping from
+            ``V(s_T)`` as for any truncation.
+        logger_kwargs (dict): arguments of ``EpochLogger`` (``output_dir``, ``exp_name``).
+        save_freq (int): save the model every ``save_freq`` epochs and after the last.
 
-        actor_critic: The constructor method for a PyTorch Module with a
-            ``step`` method, an ``act`` method, a ``pi`` module, and a ``v``
-            module, called as
-            ``actor_critic(env.observation_space, env.action_space, **ac_kwargs)``.
-            The ``step`` method should accept a batch of observations and return:
+    The actor-critic must have these members (``MLPActorCritic`` in ``core.py`` does):
 
-            ===========  ================  ======================================
-            Symbol       Shape             Description
-            ===========  ================  ======================================
-            ``a``        (batch, act_dim)  | Numpy array of actions for each
-                                           | observation.
-            ``v``        (batch,)          | Numpy array of value estimates
-                                           | for the provided observations.
-            ``logp_a``   (batch,)          | Numpy array of log probs for the
-                                           | actions in ``a`` (unused by A2C).
-            ===========  ================  ======================================
-
-            The ``act(obs, deterministic=False)`` method behaves the same as
-            ``step`` but only returns ``a`` (the mode of the policy when
-            ``deterministic``).
-
-            The ``pi`` module's forward call should accept a batch of
-            observations and optionally a batch of actions, and return:
-
-            ===========  ================  ======================================
-            Symbol       Shape             Description
-            ===========  ================  ======================================
-            ``pi``       N/A               | Torch Distribution object, containing
-                                           | a batch of distributions describing
-                                           | the policy for the provided observations.
-            ``logp_a``   (batch,)          | Optional (only returned if batch of
-                                           | actions is given). Tensor containing
-                                           | the log probability, according to
-                                           | the policy, of the provided actions.
-                                           | If actions not given, will contain
-                                           | ``None``.
-            ===========  ================  ======================================
-
-            ``pi.entropy(dist)`` should return the entropy (batch,) of each
-            distribution in ``dist`` (summed over action dimensions).
-
-            The ``v`` module's forward call should accept a batch of observations
-            and return:
-
-            ===========  ================  ======================================
-            Symbol       Shape             Description
-            ===========  ================  ======================================
-            ``v``        (batch,)          | Tensor containing the value estimates
-                                           | for the provided observations. (Critical:
-                                           | make sure to flatten this!)
-            ===========  ================  ======================================
-
-        ac_kwargs (dict): Any kwargs appropriate for the ActorCritic object
-            you provided to A2C (``hidden_sizes``, ``activation``).
-
-        seed (int): Seed for random number generators (each MPI process adds
-            ``10000 * rank``).
-
-        steps_per_epoch (int): Number of steps of interaction (state-action pairs)
-            for the agent and the environment in each epoch, summed over all
-            MPI processes. Epochs only group logging and saving: A2C updates
-            once every ``n_steps`` steps.
-
-        epochs (int): Number of epochs; the run lasts
-            ``steps_per_epoch * epochs`` environment steps in total.
-
-        n_steps (int): Length of each worker's rollout, i.e. environment steps per
-            worker between two gradient steps (Mnih et al.'s ``t_max``). Each
-            process's share of ``steps_per_epoch`` must be a multiple of it.
-
-        gamma (float): Discount factor. (Always between 0 and 1.)
-
-        lam (float): Lambda for GAE-Lambda. ``1`` (default) gives the plain n-step
-            advantage of Mnih et al.; smaller values trade variance for bias.
-
-        lr (float): Learning rate of the (Adam) optimizer of policy and value
-            function together.
-
-        anneal_lr (bool): Decay the learning rate linearly to 0 over the run, as
-            Mnih et al. 2016 do. Makes the final policy settle instead of
-            oscillating.
-
-        ent_coef (float): Weight :math:`\\beta` of the entropy bonus
-            :math:`\\beta H[\\pi(\\cdot|s)]`, which keeps the policy exploring
-            (Mnih et al. use 0.01; 0 measured best on CartPole, see the benchmarks).
-
-        vf_coef (float): Weight :math:`c_v` of the value-function loss in the
-            combined loss.
-
-        max_grad_norm (float): Clip the norm of the (averaged) gradient of all
-            parameters to this value before each step (``None`` or ``0``, the
-            default: no clipping; Baselines uses 0.5, which measured worse on
-            CartPole here).
-
-        max_ep_len (int): Maximum length of trajectory / episode. Reaching it
-            (or the env's own time limit) ends the episode and bootstraps from
-            ``V(s_T)``.
-
-        logger_kwargs (dict): Keyword args for EpochLogger.
-
-        save_freq (int): How often (in terms of gap between epochs) to save
-            the current policy and value function.
+    ============================  =================================================
+    Member                        Meaning and shapes
+    ============================  =================================================
+    ``pi(obs, act=None)``         ``(dist, logp_a)``: a batch of torch distributions
+                                  for ``obs`` (batch, obs_dim) and the (batch,)
+                                  log-probabilities of ``act`` (``None`` without it)
+    ``pi.entropy(dist)``          entropy of each distribution, (batch,), summed
+                                  over action dimensions
+    ``v(obs)``                    critic values, shape (batch,)
+    ``step(obs)``                 numpy ``(a, v, logp_a)``: a sampled action
+                                  (act_dim,) or (), ``V(obs)``, its log-probability
+    ``act(obs, deterministic)``   numpy action only; the mode when ``deterministic``
+    ============================  =================================================
 
     Returns:
-        The trained actor-critic module.
+        nn.Module: the trained actor-critic.
 
     Raises:
-        ValueError: unsupported observation/action space or bad arguments.
+        ValueError: an argument outside its range, ``steps_per_epoch`` not a multiple
+            of ``n_steps`` times the number of workers, or an unsupported observation
+            or action space.
+        TypeError: an integer argument that is not an integer.
+
+    Source:
+        Mnih et al. 2016 (Sec. 4, Algorithm S3, synchronous form);
+        docs/algorithms/a2c.rst.
     """
-    # A2C's batches hold only n_steps samples: intra-op threads only cost time
-    # (measured 7x slower with 2 threads on a busy 2-core machine), so use one.
-    torch.set_num_threads(1)
-    setup_pytorch_for_mpi()
+    config = dict(locals())  # the arguments as passed, for config.json
 
-    # Set up logger and save configuration
-    logger = EpochLogger(**logger_kwargs)
-    logger.save_config(locals())
-
-    # Random seed
-    seed += 10000 * proc_id()
-    torch.manual_seed(seed)
-    np.random.seed(seed)
-
-    # Instantiate environment (one per worker)
-    env = env_fn()
-    _check_spaces(env)
-    obs_dim = env.observation_space.shape
-    act_dim = env.action_space.shape
-    is_box = type(env.action_space).__name__ == "Box"
-    local_steps_per_epoch = steps_per_epoch // num_procs()
-    if (n_steps < 1 or steps_per_epoch % num_procs() != 0
-            or local_steps_per_epoch % n_steps != 0 or local_steps_per_epoch == 0):
+    # ---- Checks (before anything is written to disk) ----
+    _check_args(config)
+    n_workers = num_procs()
+    local_steps = steps_per_epoch // n_workers
+    if steps_per_epoch % n_workers or local_steps % n_steps or local_steps == 0:
         raise ValueError(f"a2c: steps_per_epoch={steps_per_epoch} must be a positive multiple "
                          f"of n_steps={n_steps} times the number of MPI processes "
-                         f"({num_procs()})")
+                         f"({n_workers})")
+    env = env_fn()
+    try:
+        _check_spaces(env)
+    except ValueError:
+        env.close()
+        raise
 
-    # Create actor-critic module   [A2C line 1: initial parameters theta, psi]
-    ac = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
+    # One thread: on a busy 2-core machine two threads made A2C 7x slower (measured).
+    with torch_threads(1):
+        # ---- Setup: logger, seeds, actor-critic, buffer, optimizer, saver ----
+        setup_pytorch_for_mpi()
+        logger = EpochLogger(**logger_kwargs)
+        logger.save_config(config)
 
-    # Every worker starts from the master's parameters   [A2C line 1]
-    sync_params(ac)
+        seed += 10000 * proc_id()
+        torch.manual_seed(seed)
+        np.random.seed(seed)
 
-    # Count variables
-    var_counts = tuple(core.count_vars(module) for module in [ac.pi, ac.v])
-    logger.log("\nNumber of parameters: \t pi: %d, \t v: %d\n" % var_counts)
+        # [A2C line 1] theta and psi; every worker starts from rank 0's copy.
+        ac = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
+        sync_params(ac)
+        logger.log("\nNumber of parameters: \t pi: %d, \t v: %d\n"
+                   % (core.count_vars(ac.pi), core.count_vars(ac.v)))
 
-    # Set up the rollout buffer of this worker
-    buf = A2CBuffer(obs_dim, act_dim, n_steps, gamma, lam)
+        buf = A2CBuffer(env.observation_space.shape, env.action_space.shape, n_steps,
+                        gamma, lam)
+        # One Adam for theta and psi together (the combined loss of compute_loss).
+        optimizer = torch.optim.Adam(ac.parameters(), lr=lr)
+        rollouts_per_epoch = local_steps // n_steps
+        total_updates = epochs * rollouts_per_epoch
+        logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
 
-    # One optimizer for theta and psi (pi and v are separate networks, so the
-    # combined loss still gives each its own gradient)
-    optimizer = Adam(ac.parameters(), lr=lr)
-    total_updates = epochs * (local_steps_per_epoch // n_steps)
-    num_updates = 0
+        # ---- Losses: compute_loss above [A2C lines 12-13] ----
 
-    # Set up model saving
-    logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
+        # ---- Update ----
+        def update(n_done):
+            """One synchronous step on this worker's rollout; ``n_done`` updates
+            came before it (for the learning-rate schedule)."""
+            data = buf.get()
+            if anneal_lr:
+                lr_now = lr * (1 - n_done / total_updates)
+                for group in optimizer.param_groups:
+                    group["lr"] = lr_now
+            optimizer.zero_grad()
+            loss, info = compute_loss(ac, data, ent_coef, vf_coef)
+            loss.backward()    # [A2C line 14] this worker's (g_theta, g_psi)
+            mpi_avg_grads(ac)  # [A2C lines 3-7] sum over the workers, divide by n
+            if max_grad_norm:  # the same averaged gradient everywhere: same clipping
+                torch.nn.utils.clip_grad_norm_(ac.parameters(), max_grad_norm)
+            optimizer.step()   # [A2C line 8]
+            logger.store(**info)
 
-    def update():
-        nonlocal num_updates
-        data = buf.get()
-        if anneal_lr:
-            for group in optimizer.param_groups:
-                group["lr"] = lr * (1 - num_updates / total_updates)
-        optimizer.zero_grad()
-        loss, info = compute_loss(ac, data, ent_coef, vf_coef)
-        # Worker: (g_theta, g_psi) = gradients of the loss   [A2C line 14]
-        loss.backward()
-        # Master: average the workers' gradients (sum / n)   [A2C lines 3-7]
-        mpi_avg_grads(ac)
-        # Every process clips the same averaged gradient, so all stay identical.
-        if max_grad_norm:
-            torch.nn.utils.clip_grad_norm_(ac.parameters(), max_grad_norm)
-        # Master: theta <- theta + eta g_theta; psi <- psi - eta g_psi   [A2C line 8]
-        optimizer.step()
-        num_updates += 1
-        logger.store(**info)
+        # ---- Main loop ----
+        start_time = time.time()
+        obs, _ = env.reset(seed=seed)
+        env.action_space.seed(seed)
+        ep_ret, ep_len = 0, 0
+        is_box = type(env.action_space).__name__ == "Box"
+        n_updates = 0
 
-    # Prepare for interaction with environment
-    start_time = time.time()
-    o, _ = env.reset(seed=seed)
-    env.action_space.seed(seed)
-    ep_ret, ep_len = 0, 0
-    act_low, act_high = (env.action_space.low, env.action_space.high) if is_box else (None, None)
+        for epoch in range(epochs):
+            for _ in range(rollouts_per_epoch):  # [A2C line 2] one iteration k
+                for t in range(n_steps):
+                    # [A2C line 10] Act with pi_theta. The env sees a Gaussian sample
+                    # clipped to the box; the buffer keeps the sample itself.
+                    a, v, _ = ac.step(torch.as_tensor(obs, dtype=torch.float32))
+                    env_a = (np.clip(a, env.action_space.low, env.action_space.high)
+                             if is_box else a)
+                    next_obs, r, terminated, truncated, _ = env.step(env_a)
+                    ep_ret += r
+                    ep_len += 1
+                    buf.store(obs, a, r, v)
+                    logger.store(VVals=v)
+                    obs = next_obs
 
-    # Main loop   [A2C line 2: for k = 0, 1, 2, ...]
-    for epoch in range(epochs):
-        for t in range(local_steps_per_epoch):
-            # Worker: run pi_theta for n_steps, store (s, a, r, s')   [A2C line 10]
-            a, v, _ = ac.step(torch.as_tensor(o, dtype=torch.float32))
-            # A Gaussian sample can leave the action box: clip what the env sees,
-            # store the sample itself (its log-prob is what the loss uses).
-            env_a = np.clip(a, act_low, act_high) if is_box else a
-            next_o, r, terminated, truncated, _ = env.step(env_a)
-            ep_ret += r
-            ep_len += 1
+                    timeout = truncated or ep_len == max_ep_len
+                    rollout_done = t == n_steps - 1
+                    if not (terminated or timeout or rollout_done):
+                        continue
+                    # [A2C line 11] Only a terminal state is worth 0; the end of the
+                    # rollout and time limits bootstrap from the critic (docs page).
+                    if terminated:
+                        last_val = 0
+                    else:
+                        _, last_val, _ = ac.step(torch.as_tensor(obs, dtype=torch.float32))
+                    buf.finish_path(last_val)
+                    if terminated or timeout:
+                        logger.store(EpRet=ep_ret, EpLen=ep_len)
+                        obs, _ = env.reset()
+                        ep_ret, ep_len = 0, 0
+                update(n_updates)  # [A2C lines 3-8]
+                n_updates += 1
 
-            buf.store(o, a, r, v)
-            logger.store(VVals=v)
-            o = next_o
+            if epoch % save_freq == 0 or epoch == epochs - 1:
+                logger.save_state({"env": env}, None)
 
-            timeout = truncated or ep_len == max_ep_len
-            rollout_ended = buf.ptr == n_steps
-            if terminated or timeout or rollout_ended:
-                # Only a true terminal state has value 0; the end of the rollout,
-                # truncation and max_ep_len bootstrap from V(s) (DESIGN 3).
-                if terminated:
-                    v = 0
-                else:
-                    _, v, _ = ac.step(torch.as_tensor(o, dtype=torch.float32))
-                buf.finish_path(v)
-                if terminated or timeout:
-                    logger.store(EpRet=ep_ret, EpLen=ep_len)
-                    o, _ = env.reset()
-                    ep_ret, ep_len = 0, 0
-            if rollout_ended:
-                # One synchronous A2C update per rollout   [A2C lines 3-8]
-                update()
-
-        # Save model
-        if (epoch % save_freq == 0) or (epoch == epochs - 1):
-            logger.save_state({"env": env}, None)
-
-        # Log info about epoch
-        logger.log_tabular("Epoch", epoch)
-        logger.log_tabular("EpRet", with_min_and_max=True)
-        logger.log_tabular("EpLen", average_only=True)
-        logger.log_tabular("VVals", with_min_and_max=True)
-        logger.log_tabular("TotalEnvInteracts", (epoch + 1) * steps_per_epoch)
-        logger.log_tabular("LossPi", average_only=True)
-        logger.log_tabular("LossV", average_only=True)
-        logger.log_tabular("Entropy", average_only=True)
-        logger.log_tabular("LR", optimizer.param_groups[0]["lr"])
-        logger.log_tabular("Time", time.time() - start_time)
-        logger.dump_tabular()
-    env.close()
+            logger.log_tabular("Epoch", epoch)
+            logger.log_tabular("EpRet", with_min_and_max=True)
+            logger.log_tabular("EpLen", average_only=True)
+            logger.log_tabular("VVals", with_min_and_max=True)
+            logger.log_tabular("TotalEnvInteracts", (epoch + 1) * steps_per_epoch)
+            logger.log_tabular("LossPi", average_only=True)
+            logger.log_tabular("LossV", average_only=True)
+            logger.log_tabular("Entropy", average_only=True)
+            logger.log_tabular("LR", optimizer.param_groups[0]["lr"])
+            logger.log_tabular("Time", time.time() - start_time)
+            logger.dump_tabular()
+        env.close()
     return ac
+
+
+def _check_args(values):
+    """Raise TypeError/ValueError if an argument of :func:`a2c` (``values``, a dict of
+    them) is not of its kind or outside its range."""
+    int_minimum = dict(steps_per_epoch=1, epochs=1, n_steps=1, max_ep_len=1, save_freq=1)
+    for name, low in int_minimum.items():
+        value = values[name]
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"a2c: {name} must be an int, not {value!r}")
+        if value < low:
+            raise ValueError(f"a2c: {name}={value} is not allowed; it must be >= {low}")
+    rules = [("gamma", lambda x: 0 <= x <= 1, "0 <= gamma <= 1"),
+             ("lam", lambda x: 0 <= x <= 1, "0 <= lam <= 1"),
+             ("lr", lambda x: x > 0, "lr > 0"),
+             ("ent_coef", lambda x: x >= 0, "ent_coef >= 0"),
+             ("vf_coef", lambda x: x >= 0, "vf_coef >= 0"),
+             ("max_grad_norm", lambda x: x is None or x >= 0, "None or max_grad_norm >= 0")]
+    for name, holds, rule in rules:
+        if not holds(values[name]):
+            raise ValueError(f"a2c: {name}={values[name]!r} is not allowed; need {rule}")
 
 
 def _check_spaces(env):

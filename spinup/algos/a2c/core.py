@@ -1,45 +1,92 @@
-"""Actor-critics for A2C: MLP categorical / diagonal-Gaussian policies and an MLP value function."""
+"""Networks and small helpers for A2C (``a2c.py``).
+
+The actor ``pi`` is a categorical distribution over a ``Discrete`` action space or a
+diagonal Gaussian over a ``Box`` one, and can report its entropy for the entropy bonus
+of Mnih et al. 2016 (arXiv:1602.01783, Sec. 4); the critic ``v`` is a state-value
+network. Actor and critic are separate MLPs, so the combined A2C loss still gives
+each of them only its own gradient.
+"""
 import numpy as np
 import scipy.signal
 import torch
-import torch.nn as nn
-from torch.distributions.categorical import Categorical
-from torch.distributions.normal import Normal
+from torch import nn
+from torch.distributions import Categorical, Normal
 
+
+# ---- Helpers shared by the buffer and the update ----
 
 def combined_shape(length, shape=None):
-    """``(length,)`` for scalars, ``(length, *shape)`` otherwise (buffer shapes)."""
+    """Shape of an array holding ``length`` items of shape ``shape``.
+
+    Args:
+        length (int): number of items (the rollout length).
+        shape (None, int or tuple): shape of one item; ``None`` for a scalar.
+
+    Returns:
+        tuple: ``(length,)``, ``(length, shape)`` or ``(length, *shape)``.
+    """
     if shape is None:
         return (length,)
-    return (length, shape) if np.isscalar(shape) else (length, *shape)
+    if np.isscalar(shape):
+        return (length, shape)
+    return (length,) + tuple(shape)
 
 
 def mlp(sizes, activation, output_activation=nn.Identity):
-    """``Linear -> activation`` for each consecutive pair in ``sizes``; the last layer
-    uses ``output_activation``."""
-    layers = []
-    for j in range(len(sizes) - 1):
-        act = activation if j < len(sizes) - 2 else output_activation
-        layers += [nn.Linear(sizes[j], sizes[j + 1]), act()]
-    return nn.Sequential(*layers)
+    """A fully connected network through the layer widths ``sizes``.
+
+    Each ``nn.Linear`` is followed by an activation module (``activation`` for hidden
+    layers, ``output_activation`` for the last), which fixes the ``state_dict`` keys
+    ``0.weight``, ``2.weight``, ... of saved models.
+
+    Args:
+        sizes (list of int): ``[n_in, hidden..., n_out]``.
+        activation (type): ``nn.Module`` class after each hidden layer.
+        output_activation (type): ``nn.Module`` class after the output layer.
+
+    Returns:
+        nn.Sequential
+    """
+    n_layers = len(sizes) - 1
+    modules = []
+    for i in range(n_layers):
+        modules.append(nn.Linear(sizes[i], sizes[i + 1]))
+        modules.append(activation() if i < n_layers - 1 else output_activation())
+    return nn.Sequential(*modules)
 
 
 def count_vars(module):
-    """Number of scalar parameters in ``module``."""
-    return sum(np.prod(p.shape) for p in module.parameters())
+    """Total number of scalar parameters in ``module`` (int)."""
+    return sum(p.numel() for p in module.parameters())
 
 
 def discount_cumsum(x, discount):
-    """Discounted cumulative sums of vector ``x`` (via ``scipy.signal.lfilter``).
+    """``y[t] = x[t] + discount * y[t+1]``: discounted sums from each index to the end.
 
-    input: ``[x0, x1, x2]``; output:
-    ``[x0 + discount * x1 + discount^2 * x2, x1 + discount * x2, x2]``.
+    ``[x0, x1, x2]`` -> ``[x0 + d x1 + d^2 x2, x1 + d x2, x2]`` (``d = discount``),
+    computed as a first-order linear filter run backwards over ``x``.
+
+    Args:
+        x (np.ndarray): 1-D sequence (TD errors here).
+        discount (float): ``gamma * lam``.
+
+    Returns:
+        np.ndarray of the same length.
     """
-    return scipy.signal.lfilter([1], [1, float(-discount)], x[::-1], axis=0)[::-1]
+    reverse = np.asarray(x)[::-1]
+    filtered = scipy.signal.lfilter([1.0], [1.0, -float(discount)], reverse, axis=0)
+    return filtered[::-1]
 
+
+# ---- Actors ----
 
 class Actor(nn.Module):
-    """Base policy: ``forward(obs, act=None) -> (pi, logp_a)``."""
+    """A stochastic policy ``pi(a|s)``.
+
+    Subclasses build the action distribution for a batch of observations
+    (``_distribution``), score actions under it (``_log_prob_from_distribution``),
+    and report its mode and entropy.
+    """
 
     def _distribution(self, obs):
         raise NotImplementedError
@@ -48,21 +95,19 @@ class Actor(nn.Module):
         raise NotImplementedError
 
     def forward(self, obs, act=None):
-        """Produce the action distribution for ``obs`` (batch, obs_dim) and,
-        optionally, the log-likelihood (batch,) of ``act`` under it."""
-        pi = self._distribution(obs)
-        logp_a = None
-        if act is not None:
-            logp_a = self._log_prob_from_distribution(pi, act)
-        return pi, logp_a
+        """Distribution for ``obs`` (batch, obs_dim), and the (batch,)
+        log-probabilities of ``act`` under it (``None`` when ``act`` is not given)."""
+        dist = self._distribution(obs)
+        logp = None if act is None else self._log_prob_from_distribution(dist, act)
+        return dist, logp
 
 
 class MLPCategoricalActor(Actor):
-    """Categorical policy: the MLP outputs one logit per discrete action."""
+    """Policy over ``Discrete`` actions; ``logits_net`` scores every action."""
 
     def __init__(self, obs_dim, act_dim, hidden_sizes, activation):
         super().__init__()
-        self.logits_net = mlp([obs_dim] + list(hidden_sizes) + [act_dim], activation)
+        self.logits_net = mlp([obs_dim, *hidden_sizes, act_dim], activation)
 
     def _distribution(self, obs):
         return Categorical(logits=self.logits_net(obs), validate_args=False)
@@ -71,83 +116,99 @@ class MLPCategoricalActor(Actor):
         return pi.log_prob(act)
 
     def mode(self, pi):
-        return pi.probs.argmax(dim=-1)
+        """The most probable action of each distribution in the batch."""
+        return torch.argmax(pi.probs, dim=-1)
 
     def entropy(self, pi):
-        """Entropy H[pi(.|s)] of each distribution in the batch: (batch,)."""
+        """``H[pi(.|s)] = -sum_a p(a) log p(a)`` for each state: (batch,)."""
         return pi.entropy()
 
 
 class MLPGaussianActor(Actor):
-    """Diagonal Gaussian policy: the MLP outputs the mean; ``log_std`` is a free
-    state-independent parameter vector initialised to -0.5."""
+    """Diagonal Gaussian policy over ``Box`` actions.
+
+    ``mu_net`` gives the mean; the standard deviation ``exp(log_std)`` is a learned
+    vector shared by all states, starting at ``exp(-0.5) = 0.61``.
+    """
 
     def __init__(self, obs_dim, act_dim, hidden_sizes, activation):
         super().__init__()
-        self.log_std = nn.Parameter(-0.5 * torch.ones(act_dim, dtype=torch.float32))
-        self.mu_net = mlp([obs_dim] + list(hidden_sizes) + [act_dim], activation)
+        self.log_std = nn.Parameter(torch.full((act_dim,), -0.5, dtype=torch.float32))
+        self.mu_net = mlp([obs_dim, *hidden_sizes, act_dim], activation)
 
     def _distribution(self, obs):
-        return Normal(self.mu_net(obs), torch.exp(self.log_std), validate_args=False)
+        return Normal(self.mu_net(obs), self.log_std.exp(), validate_args=False)
 
     def _log_prob_from_distribution(self, pi, act):
-        return pi.log_prob(act).sum(axis=-1)  # Last axis sum needed for Torch Normal distribution
+        # The action dimensions are independent: add their log-densities.
+        return pi.log_prob(act).sum(dim=-1)
 
     def mode(self, pi):
+        """The mean action of each distribution in the batch."""
         return pi.mean
 
     def entropy(self, pi):
-        """Entropy of each diagonal Gaussian in the batch (sum over action dims): (batch,)."""
-        return pi.entropy().sum(axis=-1)
+        """Entropy of each diagonal Gaussian, ``sum_i 1/2 log(2 pi e sigma_i^2)``:
+        (batch,)."""
+        return pi.entropy().sum(dim=-1)
 
+
+# ---- Critic ----
 
 class MLPCritic(nn.Module):
-    """State-value function ``V(s)``: obs (batch, obs_dim) -> (batch,)."""
+    """State-value network ``V_psi(s)``: observations (batch, obs_dim) -> (batch,)."""
 
     def __init__(self, obs_dim, hidden_sizes, activation):
         super().__init__()
-        self.v_net = mlp([obs_dim] + list(hidden_sizes) + [1], activation)
+        self.v_net = mlp([obs_dim, *hidden_sizes, 1], activation)
 
     def forward(self, obs):
-        return torch.squeeze(self.v_net(obs), -1)  # Critical to ensure v has right shape.
+        # Remove the size-1 output axis: values must line up with (batch,) targets.
+        return self.v_net(obs).squeeze(-1)
 
+
+# ---- The actor-critic A2C trains by default ----
 
 class MLPActorCritic(nn.Module):
-    """Policy ``pi`` and value function ``v`` for a ``Box`` observation space and a
-    ``Box`` (diagonal Gaussian) or ``Discrete`` (categorical) action space.
+    """Actor ``pi`` and critic ``v`` as two separate MLPs.
 
     Args:
         observation_space (gymnasium.spaces.Box): flat observations.
-        action_space (Box or Discrete): actions.
-        hidden_sizes (list of int): hidden layer sizes of both networks.
-        activation (nn.Module class): activation of the hidden layers.
+        action_space (gymnasium.spaces.Box or Discrete): ``Box`` gets a diagonal
+            Gaussian actor, ``Discrete`` a categorical one.
+        hidden_sizes (sequence of int): hidden layer widths of both networks.
+        activation (type): ``nn.Module`` class after every hidden layer.
+
+    Raises:
+        ValueError: for any other kind of action space.
     """
 
     def __init__(self, observation_space, action_space, hidden_sizes=(64, 64),
                  activation=nn.Tanh):
         super().__init__()
-        obs_dim = observation_space.shape[0]
-        if type(action_space).__name__ == "Box":
-            self.pi = MLPGaussianActor(obs_dim, action_space.shape[0], hidden_sizes, activation)
-        elif type(action_space).__name__ == "Discrete":
-            self.pi = MLPCategoricalActor(obs_dim, action_space.n, hidden_sizes, activation)
+        n_obs = observation_space.shape[0]
+        space_kind = type(action_space).__name__  # gym and gymnasium spaces alike
+        if space_kind == "Box":
+            self.pi = MLPGaussianActor(n_obs, action_space.shape[0], hidden_sizes, activation)
+        elif space_kind == "Discrete":
+            self.pi = MLPCategoricalActor(n_obs, action_space.n, hidden_sizes, activation)
         else:
             raise ValueError(f"MLPActorCritic supports Box or Discrete action spaces, "
                              f"not {action_space}")
-        self.v = MLPCritic(obs_dim, hidden_sizes, activation)
+        self.v = MLPCritic(n_obs, hidden_sizes, activation)
 
     @torch.no_grad()
     def step(self, obs):
-        """Sample ``a ~ pi(.|obs)``; return numpy ``(a, v(obs), logp(a))``."""
-        pi = self.pi._distribution(obs)
-        a = pi.sample()
-        logp_a = self.pi._log_prob_from_distribution(pi, a)
-        v = self.v(obs)
-        return a.numpy(), v.numpy(), logp_a.numpy()
+        """Act during training: numpy ``(a, v, logp_a)``, a sampled action, the
+        critic's ``V(obs)`` and the action's log-probability."""
+        dist = self.pi._distribution(obs)
+        action = dist.sample()
+        logp = self.pi._log_prob_from_distribution(dist, action)
+        return action.numpy(), self.v(obs).numpy(), logp.numpy()
 
     @torch.no_grad()
     def act(self, obs, deterministic=False):
-        """Action for ``obs`` as numpy: a sample, or the mode when ``deterministic``."""
-        if deterministic:
-            return self.pi.mode(self.pi._distribution(obs)).numpy()
-        return self.step(obs)[0]
+        """Only the action (numpy): a sample, or the mode when ``deterministic``."""
+        if not deterministic:
+            return self.step(obs)[0]
+        return self.pi.mode(self.pi._distribution(obs)).numpy()

@@ -1,468 +1,411 @@
-"""Trust Region Policy Optimization (Schulman et al. 2015) and the Natural Policy Gradient
-(Kakade 2002), with GAE-lambda advantages (Schulman et al. 2016).
+"""Trust Region Policy Optimization (TRPO) and the Natural Policy Gradient (NPG).
 
-Both solve, at every epoch, the Taylor-expanded trust-region problem
+Both methods move a stochastic policy by the largest step that keeps its action
+distributions, on average over the visited states, within a KL-divergence ``delta``
+of the old ones: the step is measured in what the policy does, not in how far the
+parameters move. NPG takes the step that a quadratic model of the KL allows; TRPO
+shrinks it until the exact KL limit holds and the surrogate objective improves.
 
-    max_theta  g^T (theta - theta_k)   s.t.  1/2 (theta - theta_k)^T H (theta - theta_k) <= delta
+Papers and the equations the code uses:
 
-whose solution is ``theta_k + sqrt(2 delta / x^T H x) x`` with ``x = H^-1 g``. NPG takes that
-step; TRPO backtracks along it until the true KL constraint holds and the surrogate improves.
+* Schulman, Levine, Moritz, Jordan, Abbeel 2015, "Trust Region Policy Optimization",
+  arXiv:1502.05477. The problem solved each epoch is eq. 14, the sample version of
+  eq. 12::
 
-Pseudocode lines (docs/algorithms/trpo.rst) are referenced as ``[TRPO line N]``.
+      maximise_theta  L(theta) = E[ pi_theta(a|s) / pi_k(a|s) * A_k(s, a) ]
+      subject to      KLbar(theta) = E_s[ D_KL(pi_k(.|s) || pi_theta(.|s)) ] <= delta
+
+  Appendix C replaces both by their Taylor expansions at theta_k, ``L ~ g^T s`` and
+  ``KLbar ~ 1/2 s^T H s`` with ``s = theta - theta_k`` and ``H`` the Hessian of the
+  KL (the Fisher matrix). The maximiser of that model is the step
+  ``sqrt(2 delta / (x^T H x)) x`` with ``x = H^-1 g``; ``x`` comes from conjugate
+  gradient using only products ``H v``, and a backtracking line search shrinks the
+  step by ``backtrack_coeff^j`` until the true ``KLbar <= delta`` and ``L`` improves.
+* Kakade 2001, "A Natural Policy Gradient" (NIPS 14): the direction ``H^-1 g``. NPG
+  (``algo='npg'``) takes the model's step as it is, without the line search.
+* Schulman, Moritz, Levine, Jordan, Abbeel 2016, "High-Dimensional Continuous Control
+  Using Generalized Advantage Estimation", arXiv:1506.02438, eq. 16: the advantages
+  ``A_t = sum_l (gamma lam)^l delta_{t+l}`` built from the TD errors
+  ``delta_t = r_t + gamma V(s_{t+1}) - V(s_t)``.
+
+Pseudocode (docs/algorithms/trpo.rst)::
+
+    Algorithm 1: Trust Region Policy Optimization
+
+     1: Input: initial policy parameters θ_0, initial value function parameters φ_0
+     2: Hyperparameters: KL-divergence limit δ, backtracking coefficient α,
+        maximum number of backtracking steps K
+     3: for k = 0, 1, 2, ... do
+     4:     Collect set of trajectories D_k = {τ_i} by running policy π_k = π(θ_k)
+            in the environment.
+     5:     Compute rewards-to-go R̂_t.
+     6:     Compute advantage estimates Â_t (using any method of advantage estimation)
+            based on the current value function V_φk.
+     7:     Estimate policy gradient as
+                ĝ_k = 1/|D_k| Σ_{τ ∈ D_k} Σ_{t=0..T} ∇_θ log π_θ(a_t|s_t)|_θk Â_t.
+     8:     Use the conjugate gradient algorithm to compute
+                x̂_k ≈ Ĥ_k⁻¹ ĝ_k,
+            where Ĥ_k is the Hessian of the sample average KL-divergence.
+     9:     Update the policy by backtracking line search with
+                θ_{k+1} = θ_k + α^j sqrt(2δ / (x̂_kᵀ Ĥ_k x̂_k)) x̂_k,
+            where j ∈ {0, 1, 2, ..., K} is the smallest value which improves the sample
+            loss and satisfies the sample KL-divergence constraint.
+    10:     Fit value function by regression on mean-squared error:
+                φ_{k+1} = argmin_φ 1/(|D_k| T) Σ_{τ ∈ D_k} Σ_{t=0..T} (V_φ(s_t) − R̂_t)²,
+            typically via some gradient descent algorithm.
+    11: end for
+
+NPG is the same with line 9 replaced by the full step (j = 0, accepted unchecked).
+The code below marks each of these steps with a ``[TRPO line N]`` comment.
 """
 import time
 
 import numpy as np
 import torch
-from torch.optim import Adam
 
 import spinup.algos.trpo.core as core
+from spinup.algos.trpo.core import (conjugate_gradient, flat_grad, get_flat_params,
+                                    hessian_vector_product, set_flat_params)
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
 from spinup.utils.mpi_tools import mpi_avg, mpi_statistics_scalar, num_procs, proc_id
 
 
-class GAEBuffer:
-    """Stores one epoch of trajectories and computes GAE-lambda advantages and
-    rewards-to-go (the value targets)."""
+class TRPOBuffer:
+    """One epoch of experience of this process, with its advantages and returns.
+
+    ``store`` appends a step, ``finish_path`` closes the episode (or the piece of it)
+    that ends at the current step, ``get`` hands the epoch to the update and empties
+    the preallocated arrays.
+
+    Args:
+        obs_dim (tuple): shape of one observation.
+        act_dim (tuple): shape of one action (``()`` for a ``Discrete`` space).
+        size (int): steps this process collects per epoch.
+        gamma (float): discount factor; lam (float): GAE's lambda.
+    """
 
     def __init__(self, obs_dim, act_dim, size, gamma=0.99, lam=0.95):
         self.obs_buf = np.zeros(core.combined_shape(size, obs_dim), dtype=np.float32)
         self.act_buf = np.zeros(core.combined_shape(size, act_dim), dtype=np.float32)
-        self.adv_buf = np.zeros(size, dtype=np.float32)
         self.rew_buf = np.zeros(size, dtype=np.float32)
-        self.ret_buf = np.zeros(size, dtype=np.float32)
-        self.val_buf = np.zeros(size, dtype=np.float32)
-        self.logp_buf = np.zeros(size, dtype=np.float32)
-        self.gamma, self.lam = gamma, lam
-        self.ptr, self.path_start_idx, self.max_size = 0, 0, size
+        self.val_buf = np.zeros(size, dtype=np.float32)   # V_phi(s_t) when acting
+        self.logp_buf = np.zeros(size, dtype=np.float32)  # log pi_k(a_t|s_t)
+        self.adv_buf = np.zeros(size, dtype=np.float32)   # filled by finish_path
+        self.ret_buf = np.zeros(size, dtype=np.float32)   # filled by finish_path
+        self.gamma, self.lam, self.max_size = gamma, lam, size
+        self.ptr = 0          # next free row
+        self.path_start = 0   # first row of the episode still open
 
     def store(self, obs, act, rew, val, logp):
-        """Append one timestep of agent-environment interaction."""
-        assert self.ptr < self.max_size  # buffer has to have room so you can store
-        self.obs_buf[self.ptr] = obs
-        self.act_buf[self.ptr] = act
-        self.rew_buf[self.ptr] = rew
-        self.val_buf[self.ptr] = val
-        self.logp_buf[self.ptr] = logp
-        self.ptr += 1
+        """Record one step: observation, action, reward, value and log-probability."""
+        i = self.ptr
+        assert i < self.max_size, "TRPOBuffer is full; get() must empty it first"
+        self.obs_buf[i], self.act_buf[i], self.rew_buf[i] = obs, act, rew
+        self.val_buf[i], self.logp_buf[i] = val, logp
+        self.ptr = i + 1
 
     def finish_path(self, last_val=0):
-        """Close the current trajectory: compute its GAE-lambda advantages and
-        rewards-to-go. ``last_val`` is 0 if the episode terminated, else
-        ``V(s_T)`` to bootstrap the rewards beyond a truncation or epoch cut-off."""
-        path_slice = slice(self.path_start_idx, self.ptr)
-        rews = np.append(self.rew_buf[path_slice], last_val)
-        vals = np.append(self.val_buf[path_slice], last_val)
-        # GAE-lambda advantage: A_t = sum_l (gamma*lam)^l delta_{t+l}   [TRPO line 6]
-        deltas = rews[:-1] + self.gamma * vals[1:] - vals[:-1]
-        self.adv_buf[path_slice] = core.discount_cumsum(deltas, self.gamma * self.lam)
-        # Rewards-to-go R_t, the targets for the value function   [TRPO line 5]
-        self.ret_buf[path_slice] = core.discount_cumsum(rews, self.gamma)[:-1]
-        self.path_start_idx = self.ptr
+        """Compute advantages and rewards-to-go of the steps since the last call.
+
+        Args:
+            last_val (float): value of the state after the last stored step: 0 when
+                the episode terminated there, ``V_phi(s_T)`` when it was cut short
+                (time limit, ``max_ep_len``, end of the epoch), so that the rewards
+                the cut removed are estimated instead of taken to be 0.
+        """
+        seg = slice(self.path_start, self.ptr)
+        # Append the bootstrap value as if it were one more reward / one more value.
+        rew_ext = np.append(self.rew_buf[seg], last_val)
+        val_ext = np.append(self.val_buf[seg], last_val)
+        # [TRPO line 6] GAE (Schulman et al. 2016, eq. 16) from the TD errors.
+        td_err = rew_ext[:-1] + self.gamma * val_ext[1:] - val_ext[:-1]
+        self.adv_buf[seg] = core.discount_cumsum(td_err, self.gamma * self.lam)
+        # [TRPO line 5] Discounted rewards-to-go, the regression targets of V_phi.
+        self.ret_buf[seg] = core.discount_cumsum(rew_ext, self.gamma)[:-1]
+        self.path_start = self.ptr
 
     def get(self):
-        """Return the whole (full) buffer as tensors, advantages normalised to
-        mean 0 / std 1 over all MPI processes, and reset the buffer."""
-        assert self.ptr == self.max_size  # buffer has to be full before you can get
-        self.ptr, self.path_start_idx = 0, 0
-        adv_mean, adv_std = mpi_statistics_scalar(self.adv_buf)
-        self.adv_buf = (self.adv_buf - adv_mean) / (adv_std + 1e-8)
-        data = dict(obs=self.obs_buf, act=self.act_buf, ret=self.ret_buf,
-                    adv=self.adv_buf, logp=self.logp_buf)
-        return {k: torch.as_tensor(v, dtype=torch.float32) for k, v in data.items()}
+        """Empty the (full) buffer and return the epoch as float32 tensors.
 
+        Advantages are shifted and scaled to mean 0, standard deviation 1 over the
+        steps of all MPI processes (the ``1e-8`` guards against a zero spread).
 
-# ---------------------------------------------------------------------------------------
-# Flat-parameter helpers. TRPO treats all policy parameters as one vector theta.
-# ---------------------------------------------------------------------------------------
-def get_flat_params(module):
-    """All parameters of ``module`` concatenated into one 1-D tensor (a copy)."""
-    return torch.cat([p.detach().reshape(-1) for p in module.parameters()])
-
-
-def set_flat_params(module, flat):
-    """Write the 1-D tensor ``flat`` back into the parameters of ``module`` (in order)."""
-    flat = torch.as_tensor(flat, dtype=torch.float32)
-    i = 0
-    with torch.no_grad():
-        for p in module.parameters():
-            p.copy_(flat[i:i + p.numel()].view_as(p))
-            i += p.numel()
-
-
-def flat_grad(y, params, **kwargs):
-    """Gradient of the scalar ``y`` w.r.t. ``params``, as one 1-D tensor."""
-    grads = torch.autograd.grad(y, params, **kwargs)
-    return torch.cat([g.reshape(-1) for g in grads])
-
-
-def hessian_vector_product(kl, params, damping_coeff):
-    """Return ``Hx(x) = (H + damping_coeff * I) x`` where ``H`` is the Hessian of ``kl``
-    w.r.t. ``params``, without ever building ``H``: with ``g_kl = grad kl``,
-    ``H x = grad (g_kl . x)`` (double backprop). Products are averaged over MPI ranks.
-
-    ``x`` and the result are 1-D numpy arrays (float64).
-    """
-    g_kl = flat_grad(kl, params, create_graph=True)  # keep graph: we differentiate it again
-
-    def Hx(x):
-        x_t = torch.as_tensor(x, dtype=torch.float32)
-        hx = flat_grad(g_kl @ x_t, params, retain_graph=True)  # graph reused for every x
-        return mpi_avg(hx.numpy()) + damping_coeff * np.asarray(x, dtype=np.float64)
-    return Hx
-
-
-def conjugate_gradient(Ax, b, cg_iters=10, residual_tol=1e-10):
-    """Approximately solve ``A x = b`` for symmetric positive-definite ``A``, given only the
-    function ``Ax(v) = A v`` (Hestenes & Stiefel 1952; Nocedal & Wright, Alg. 5.2).
-
-    Args:
-        Ax: function, 1-D numpy array -> 1-D numpy array.
-        b (numpy array): right-hand side.
-        cg_iters (int): maximum number of iterations (exact after ``len(b)``).
-        residual_tol (float): stop when ``r^T r`` falls below it.
-    """
-    x = np.zeros_like(b, dtype=np.float64)
-    r = np.array(b, dtype=np.float64)  # residual b - A x (x = 0)
-    p = r.copy()                        # search direction
-    r_dot_r = r @ r
-    for _ in range(cg_iters):
-        if r_dot_r < residual_tol:
-            break
-        Ap = Ax(p)
-        alpha = r_dot_r / (p @ Ap)
-        x += alpha * p
-        r -= alpha * Ap
-        r_dot_r_new = r @ r
-        p = r + (r_dot_r_new / r_dot_r) * p
-        r_dot_r = r_dot_r_new
-    return x
+        Returns:
+            dict with ``obs``, ``act``, ``ret``, ``adv``, ``logp``.
+        """
+        assert self.ptr == self.max_size, "TRPOBuffer.get() needs a full epoch"
+        self.ptr = self.path_start = 0
+        mean, std = mpi_statistics_scalar(self.adv_buf)
+        self.adv_buf = (self.adv_buf - mean) / (std + 1e-8)
+        arrays = dict(obs=self.obs_buf, act=self.act_buf, ret=self.ret_buf,
+                      adv=self.adv_buf, logp=self.logp_buf)
+        return {key: torch.as_tensor(arr, dtype=torch.float32) for key, arr in arrays.items()}
 
 
 def backtracking_line_search(policy, theta_old, full_step, evaluate, surr_old, delta,
                              backtrack_iters=10, backtrack_coeff=0.8):
-    """Set ``policy`` to ``theta_old + backtrack_coeff**j * full_step`` for the smallest
-    ``j`` in ``0 .. backtrack_iters-1`` whose mean KL is ``<= delta`` and whose surrogate
-    advantage improves on ``surr_old``.
+    """Shrink the step until it is inside the trust region and improves the surrogate.
+
+    Candidates are ``theta_old + backtrack_coeff**j * full_step`` for
+    ``j = 0 .. backtrack_iters - 1``; the first whose mean KL is ``<= delta`` and whose
+    surrogate is larger than ``surr_old`` is kept.
 
     Args:
-        evaluate: function ``() -> (surrogate, kl)`` of the policy's current parameters.
+        policy (nn.Module): the policy; its parameters are set to each candidate.
+        theta_old, full_step (Tensor): flat parameters before the step, and the flat
+            step ``sqrt(2 delta / x^T H x) x``.
+        evaluate (function): ``() -> (surrogate, kl)`` at the current parameters.
+        surr_old (float): surrogate at ``theta_old``; delta (float): the KL limit.
+        backtrack_iters (int), backtrack_coeff (float): ``K`` and ``alpha``.
 
     Returns:
-        ``j``; ``backtrack_iters`` when no step was accepted, in which case the policy is
-        left at ``theta_old`` (no step).
+        int: the accepted ``j``; ``backtrack_iters`` if none was accepted, in which
+        case ``policy`` is put back to ``theta_old``.
+
+    Source:
+        Schulman et al. 2015, Appendix C; docs/algorithms/trpo.rst, line 9.
     """
     for j in range(backtrack_iters):
         set_flat_params(policy, theta_old + backtrack_coeff ** j * full_step)
         surr, kl = evaluate()
         if kl <= delta and surr > surr_old:
             return j
-    set_flat_params(policy, theta_old)
+    set_flat_params(policy, theta_old)  # nothing acceptable: no step this epoch
     return backtrack_iters
 
 
 def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
-         steps_per_epoch=4000, epochs=50, gamma=0.99, delta=0.01, vf_lr=1e-3,
-         train_v_iters=80, damping_coeff=0.1, cg_iters=10, backtrack_iters=10,
-         backtrack_coeff=0.8, lam=0.97, max_ep_len=1000, logger_kwargs=dict(),
-         save_freq=10, algo='trpo'):
-    """
-    Trust Region Policy Optimization (with GAE-Lambda for advantage estimation),
-    or the Natural Policy Gradient with ``algo='npg'``.
+         steps_per_epoch=4000, epochs=50,
+         gamma=0.99, delta=0.01, vf_lr=1e-3, train_v_iters=80,
+         damping_coeff=0.1, cg_iters=10, backtrack_iters=10, backtrack_coeff=0.8,
+         lam=0.97, max_ep_len=1000, logger_kwargs=dict(), save_freq=10, algo='trpo'):
+    """Train a policy with TRPO (or, with ``algo='npg'``, the natural policy gradient).
 
     Args:
-        env_fn : A function which creates a copy of the environment.
-            The environment must satisfy the gymnasium API, with a ``Box``
-            observation space and a ``Box`` or ``Discrete`` action space.
+        env_fn (callable): ``env_fn()`` returns a new gymnasium environment with a flat
+            ``Box`` observation space and a ``Box`` or ``Discrete`` action space.
+        actor_critic (callable): called as
+            ``actor_critic(env.observation_space, env.action_space, **ac_kwargs)``;
+            returns an ``nn.Module`` with the members listed below.
+        ac_kwargs (dict): extra arguments for ``actor_critic`` (the default takes
+            ``hidden_sizes`` and ``activation``).
+        seed (int): seed of torch, numpy and the environment; MPI process ``i`` uses
+            ``seed + 10000 * i``.
+        steps_per_epoch (int): environment steps per epoch, summed over all MPI
+            processes (a positive multiple of their number). One epoch is one policy
+            update, so this is the batch size of each update.
+        epochs (int): number of epochs (= policy updates), ``>= 1``.
+        gamma (float): discount factor, ``0 <= gamma <= 1``.
+        delta (float): the trust-region radius, a limit on the mean KL between the
+            policies before and after a step, ``> 0``. 0.01 is the TRPO paper's value;
+            larger steps learn faster until the quadratic model stops being accurate.
+        vf_lr (float): Adam learning rate of the value function, ``> 0``.
+        train_v_iters (int): Adam steps on the value function per epoch, ``>= 0``
+            (0 keeps ``V_phi`` at its initial weights; see the docs' exercise 2.1).
+        damping_coeff (float): ``d >= 0`` in ``(H + d I) x``; keeps conjugate gradient
+            stable where the sampled Fisher matrix is nearly singular. 0.1 works well
+            and is seldom worth tuning.
+        cg_iters (int): conjugate-gradient iterations for ``x ~ H^-1 g``, ``>= 1``.
+            More iterations solve more accurately at one ``H v`` product each.
+        backtrack_iters (int): the number ``K`` of line-search candidates, ``>= 0``.
+            When none is accepted the policy keeps its parameters and
+            ``BacktrackIters`` is logged as ``K``. Unused by NPG.
+        backtrack_coeff (float): the shrink factor ``alpha`` of the line search, in
+            ``(0, 1)``; 0.8 tries step lengths 1, 0.8, 0.64, ... Unused by NPG.
+        lam (float): GAE's lambda, ``0 <= lam <= 1``: 0 gives one-step TD
+            advantages (low variance, biased by ``V_phi``), 1 Monte Carlo returns
+            minus ``V_phi`` (unbiased, high variance); 0.97 is the GAE paper's choice.
+        max_ep_len (int): episode length cap in steps, ``>= 1``. Reaching it (or the
+            environment's own time limit) ends the episode, bootstrapping from
+            ``V_phi(s_T)`` as for any truncation.
+        logger_kwargs (dict): arguments of ``EpochLogger`` (``output_dir``, ``exp_name``).
+        save_freq (int): save the model every ``save_freq`` epochs and after the last.
+        algo (str): ``'trpo'`` (with the line search) or ``'npg'`` (the full step).
 
-        actor_critic: The constructor method for a PyTorch Module with a
-            ``step`` method, an ``act`` method, a ``pi`` module, and a ``v``
-            module, called as
-            ``actor_critic(env.observation_space, env.action_space, **ac_kwargs)``.
-            The ``step`` method should accept a batch of observations and return:
+    The actor-critic must have these members (``MLPActorCritic`` in ``core.py`` does):
 
-            ===========  ================  ======================================
-            Symbol       Shape             Description
-            ===========  ================  ======================================
-            ``a``        (batch, act_dim)  | Numpy array of actions for each
-                                           | observation.
-            ``v``        (batch,)          | Numpy array of value estimates
-                                           | for the provided observations.
-            ``logp_a``   (batch,)          | Numpy array of log probs for the
-                                           | actions in ``a``.
-            ===========  ================  ======================================
-
-            The ``act(obs, deterministic=False)`` method behaves the same as
-            ``step`` but only returns ``a`` (the mode of the policy when
-            ``deterministic``).
-
-            The ``pi`` module's forward call should accept a batch of
-            observations and optionally a batch of actions, and return:
-
-            ===========  ================  ======================================
-            Symbol       Shape             Description
-            ===========  ================  ======================================
-            ``pi``       N/A               | Torch Distribution object, containing
-                                           | a batch of distributions describing
-                                           | the policy for the provided observations.
-            ``logp_a``   (batch,)          | Optional (only returned if batch of
-                                           | actions is given). Tensor containing
-                                           | the log probability, according to
-                                           | the policy, of the provided actions.
-                                           | If actions not given, will contain
-                                           | ``None``.
-            ===========  ================  ======================================
-
-            The ``v`` module's forward call should accept a batch of observations
-            and return:
-
-            ===========  ================  ======================================
-            Symbol       Shape             Description
-            ===========  ================  ======================================
-            ``v``        (batch,)          | Tensor containing the value estimates
-                                           | for the provided observations. (Critical:
-                                           | make sure to flatten this!)
-            ===========  ================  ======================================
-
-            TRPO also needs the KL-divergence between two outputs of ``pi``:
-            ``core.mean_kl(pi_old, pi)`` handles ``Categorical`` and ``Normal``
-            (diagonal Gaussian, summed over the last axis) distributions.
-
-        ac_kwargs (dict): Any kwargs appropriate for the ActorCritic object
-            you provided to TRPO (``hidden_sizes``, ``activation``).
-
-        seed (int): Seed for random number generators (each MPI process adds
-            ``10000 * rank``).
-
-        steps_per_epoch (int): Number of steps of interaction (state-action pairs)
-            for the agent and the environment in each epoch, summed over all
-            MPI processes.
-
-        epochs (int): Number of epochs of interaction (equivalent to
-            number of policy updates) to perform.
-
-        gamma (float): Discount factor. (Always between 0 and 1.)
-
-        delta (float): KL-divergence limit for TRPO / NPG update.
-            (Should be small for stability. Values like 0.01, 0.05.)
-
-        vf_lr (float): Learning rate for value function optimizer.
-
-        train_v_iters (int): Number of gradient descent steps to take on
-            value function per epoch.
-
-        damping_coeff (float): Artifact for numerical stability, should be
-            smallish. The Hessian-vector product uses ``(H + damping_coeff * I) x``.
-            Probably don't play with this hyperparameter.
-
-        cg_iters (int): Number of iterations of conjugate gradient to perform.
-            More gives a more accurate ``H^-1 g``, at the cost of speed.
-            Also probably don't play with this hyperparameter.
-
-        backtrack_iters (int): Maximum number of steps allowed in the
-            backtracking line search. If none is accepted the policy is not
-            changed and ``BacktrackIters`` is logged as ``backtrack_iters``.
-
-        backtrack_coeff (float): How far back to step during backtracking line
-            search. (Always between 0 and 1, usually above 0.5.)
-
-        lam (float): Lambda for GAE-Lambda. (Always between 0 and 1,
-            close to 1.)
-
-        max_ep_len (int): Maximum length of trajectory / episode / rollout.
-            Reaching it (or the env's own time limit) cuts the episode and
-            bootstraps from ``V(s_T)``.
-
-        logger_kwargs (dict): Keyword args for EpochLogger.
-
-        save_freq (int): How often (in terms of gap between epochs) to save
-            the current policy and value function.
-
-        algo (str): Either 'trpo' or 'npg': this code supports both, since they
-            are almost the same (NPG takes the full step, no line search).
+    ============================  =================================================
+    Member                        Meaning and shapes
+    ============================  =================================================
+    ``pi(obs, act=None)``         ``(dist, logp_a)``: a batch of torch distributions
+                                  for ``obs`` (batch, obs_dim) and the (batch,)
+                                  log-probabilities of ``act``, or ``None`` without
+                                  ``act``. ``core.mean_kl`` must accept two such
+                                  batches (``Categorical`` or ``Normal``).
+    ``v(obs)``                    value estimates, shape (batch,)
+    ``step(obs)``                 numpy ``(a, v, logp_a)`` for acting: a sampled
+                                  action (act_dim,) or (), ``V(obs)`` and
+                                  ``log pi(a|obs)``
+    ``act(obs, deterministic)``   numpy action only; the mode when ``deterministic``
+    ============================  =================================================
 
     Returns:
-        The trained actor-critic module.
+        nn.Module: the trained actor-critic.
 
     Raises:
-        ValueError: unsupported observation/action space or bad arguments.
+        ValueError: an argument outside its range, ``algo`` not ``'trpo'``/``'npg'``,
+            ``steps_per_epoch`` not a multiple of the number of MPI processes, or an
+            unsupported observation or action space.
+        TypeError: an integer argument that is not an integer.
+
+    Source:
+        Schulman et al. 2015 (eqs. 12 and 14, Appendix C); Kakade 2001; GAE:
+        Schulman et al. 2016 (eq. 16); docs/algorithms/trpo.rst.
     """
-    # Special function to avoid certain slowdowns from PyTorch + MPI combo.
-    setup_pytorch_for_mpi()
+    config = dict(locals())  # the arguments as passed, for config.json
 
-    # Set up logger and save configuration
-    logger = EpochLogger(**logger_kwargs)
-    logger.save_config(locals())
-
+    # ---- Checks (before anything is written to disk) ----
     if algo not in ('trpo', 'npg'):
         raise ValueError(f"trpo: algo must be 'trpo' or 'npg', not {algo!r}")
-    if delta <= 0 or not 0 < backtrack_coeff < 1 or cg_iters < 1 or backtrack_iters < 0:
-        raise ValueError(f"{algo}: need delta > 0, 0 < backtrack_coeff < 1, cg_iters >= 1 "
-                         f"and backtrack_iters >= 0 (got {delta}, {backtrack_coeff}, "
-                         f"{cg_iters}, {backtrack_iters})")
+    _check_args(algo, config)
+    n_procs = num_procs()
+    if steps_per_epoch % n_procs != 0 or steps_per_epoch < n_procs:
+        raise ValueError(f"{algo}: steps_per_epoch={steps_per_epoch} must be a positive "
+                         f"multiple of the number of MPI processes ({n_procs})")
+    env = env_fn()
+    try:
+        _check_spaces(env, algo)
+    except ValueError:
+        env.close()
+        raise
 
-    # Random seed
+    # ---- Setup: logger, seeds, actor-critic, buffer, optimizer, saver ----
+    setup_pytorch_for_mpi()  # under MPI: a fair share of torch threads per process
+    logger = EpochLogger(**logger_kwargs)
+    logger.save_config(config)
+
     seed += 10000 * proc_id()
     torch.manual_seed(seed)
     np.random.seed(seed)
 
-    # Instantiate environment
-    env = env_fn()
-    _check_spaces(env, algo)
-    obs_dim = env.observation_space.shape
-    act_dim = env.action_space.shape
-    is_box = type(env.action_space).__name__ == "Box"
-    if steps_per_epoch % num_procs() != 0 or steps_per_epoch < num_procs():
-        raise ValueError(f"{algo}: steps_per_epoch={steps_per_epoch} must be a positive "
-                         f"multiple of the number of MPI processes ({num_procs()})")
-
-    # Create actor-critic module   [TRPO line 1: initial policy and value parameters]
+    # [TRPO line 1] theta_0 and phi_0, the same on every process.
     ac = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
-
-    # Sync params across processes
     sync_params(ac)
+    logger.log("\nNumber of parameters: \t pi: %d, \t v: %d\n"
+               % (core.count_vars(ac.pi), core.count_vars(ac.v)))
 
-    # Count variables
-    var_counts = tuple(core.count_vars(module) for module in [ac.pi, ac.v])
-    logger.log("\nNumber of parameters: \t pi: %d, \t v: %d\n" % var_counts)
-
-    # Set up experience buffer
-    local_steps_per_epoch = int(steps_per_epoch / num_procs())
-    buf = GAEBuffer(obs_dim, act_dim, local_steps_per_epoch, gamma, lam)
-
-    # Surrogate advantage L(theta_k, theta) = mean[ pi_theta(a|s) / pi_k(a|s) * A ].
-    # At theta = theta_k its gradient is the policy gradient g.   [TRPO line 7]
-    def compute_surrogate(data):
-        _, logp = ac.pi(data["obs"], data["act"])
-        ratio = torch.exp(logp - data["logp"])
-        return (ratio * data["adv"]).mean()
-
-    # Set up function for computing value loss: mean squared error to the rewards-to-go
-    def compute_loss_v(data):
-        obs, ret = data["obs"], data["ret"]
-        return ((ac.v(obs) - ret) ** 2).mean()
-
-    # Set up optimizer for the value function (the policy is updated by hand)
-    vf_optimizer = Adam(ac.v.parameters(), lr=vf_lr)
-
-    # Set up model saving
+    local_steps = steps_per_epoch // n_procs
+    buf = TRPOBuffer(env.observation_space.shape, env.action_space.shape, local_steps,
+                     gamma, lam)
+    # The policy moves by the hand-made step below; only V_phi has an optimizer.
+    vf_optimizer = torch.optim.Adam(ac.v.parameters(), lr=vf_lr)
     logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
 
+    # ---- Losses ----
+    def compute_surrogate(data):
+        """Surrogate advantage L(theta) = mean[ pi_theta(a|s) / pi_k(a|s) * A ]
+        (Schulman et al. 2015, eq. 14). Its gradient at theta_k is the policy
+        gradient g of [TRPO line 7]."""
+        _, logp = ac.pi(data["obs"], data["act"])
+        return (torch.exp(logp - data["logp"]) * data["adv"]).mean()
+
+    def compute_loss_v(data):
+        """Mean squared error of V_phi against the rewards-to-go [TRPO line 10]."""
+        err = ac.v(data["obs"]) - data["ret"]
+        return (err ** 2).mean()
+
+    # ---- Update ----
     def update():
         data = buf.get()
         pi_params = list(ac.pi.parameters())
         with torch.no_grad():
-            pi_old, _ = ac.pi(data["obs"])  # pi_k, held fixed during the update
-            v_l_old = compute_loss_v(data).item()
+            pi_old, _ = ac.pi(data["obs"])   # pi_k: the fixed end of every KL below
+            loss_v_before = compute_loss_v(data).item()
 
-        # Surrogate (averaged over ranks) and mean KL(pi_k || pi_theta) at the current theta.
         def evaluate():
+            """(surrogate, mean KL to pi_k) at the current parameters, averaged over
+            the MPI processes so that every process accepts the same step."""
             with torch.no_grad():
-                surr = compute_surrogate(data).item()
-                kl = core.mean_kl(pi_old, ac.pi(data["obs"])[0]).item()
-            return mpi_avg(surr), mpi_avg(kl)
+                surr_now = compute_surrogate(data).item()
+                kl_now = core.mean_kl(pi_old, ac.pi(data["obs"])[0]).item()
+            return mpi_avg(surr_now), mpi_avg(kl_now)
 
-        # Policy gradient g = grad of the surrogate at theta_k   [TRPO line 7]
+        # [TRPO line 7] g = gradient of the surrogate at theta_k.
         surr = compute_surrogate(data)
-        surr_old = mpi_avg(surr.item())
+        surr_before = mpi_avg(surr.item())
         g = mpi_avg(flat_grad(surr, pi_params).numpy())
 
-        # x = H^-1 g by conjugate gradient, H = Hessian of the mean KL   [TRPO line 8]
-        kl = core.mean_kl(pi_old, ac.pi(data["obs"])[0])  # = 0 at theta_k, but not its Hessian
+        # [TRPO line 8] x ~ H^-1 g. The KL is 0 at theta_k, its Hessian is not.
+        kl = core.mean_kl(pi_old, ac.pi(data["obs"])[0])
         Hx = hessian_vector_product(kl, pi_params, damping_coeff)
         x = conjugate_gradient(Hx, g, cg_iters)
 
-        # Largest step along x inside the quadratic trust region 1/2 s^T H s <= delta
-        step_size = np.sqrt(2 * delta / (x @ Hx(x) + 1e-8))
-        full_step = torch.as_tensor(step_size * x, dtype=torch.float32)
-        theta_old = get_flat_params(ac.pi)
-
+        # [TRPO line 9] Step to the edge of the model trust region 1/2 s^T H s = delta.
+        step_len = np.sqrt(2 * delta / (x @ Hx(x) + 1e-8))
+        full_step = torch.as_tensor(step_len * x, dtype=torch.float32)
+        theta_k = get_flat_params(ac.pi)
         if algo == 'npg':
-            # Natural policy gradient: take the full step
-            set_flat_params(ac.pi, theta_old + full_step)
-            backtrack_j = 0
+            set_flat_params(ac.pi, theta_k + full_step)   # accepted without checks
+            j = 0
         else:
-            # TRPO: backtracking line search on the true KL and surrogate   [TRPO line 9]
-            backtrack_j = backtracking_line_search(ac.pi, theta_old, full_step, evaluate,
-                                                   surr_old, delta, backtrack_iters,
-                                                   backtrack_coeff)
-            if backtrack_j == backtrack_iters:
-                logger.log("Line search failed! Keeping old params.")
+            j = backtracking_line_search(ac.pi, theta_k, full_step, evaluate, surr_before,
+                                         delta, backtrack_iters, backtrack_coeff)
+            if j == backtrack_iters:
+                logger.log("Line search accepted no step; the policy is unchanged.")
 
-        # Value function learning by regression on rewards-to-go   [TRPO line 10]
+        # [TRPO line 10] Regress V_phi on the rewards-to-go.
         for _ in range(train_v_iters):
             vf_optimizer.zero_grad()
-            loss_v = compute_loss_v(data)
-            loss_v.backward()
-            mpi_avg_grads(ac.v)  # average grads across MPI processes
+            compute_loss_v(data).backward()
+            mpi_avg_grads(ac.v)
             vf_optimizer.step()
 
-        # Log changes from update, KL and new policy loss measured *after* the step.
-        surr_new, kl_new = evaluate()
+        # Log what the step did: surrogate and KL are measured after it.
+        surr_after, kl_after = evaluate()
         with torch.no_grad():
-            ent = pi_old.entropy().mean().item()
-            loss_v_new = compute_loss_v(data).item()
-        logger.store(LossPi=-surr_old, LossV=v_l_old, KL=kl_new, Entropy=ent,
-                     DeltaLossPi=(-surr_new) - (-surr_old), DeltaLossV=loss_v_new - v_l_old,
-                     BacktrackIters=backtrack_j)
+            entropy = pi_old.entropy().mean().item()
+            loss_v_after = compute_loss_v(data).item()
+        logger.store(LossPi=-surr_before, LossV=loss_v_before, KL=kl_after, Entropy=entropy,
+                     DeltaLossPi=surr_before - surr_after,
+                     DeltaLossV=loss_v_after - loss_v_before, BacktrackIters=j)
 
-    # Prepare for interaction with environment
+    # ---- Main loop ----
     start_time = time.time()
-    o, _ = env.reset(seed=seed)
+    obs, _ = env.reset(seed=seed)
     env.action_space.seed(seed)
     ep_ret, ep_len = 0, 0
-    act_low, act_high = (env.action_space.low, env.action_space.high) if is_box else (None, None)
+    is_box = type(env.action_space).__name__ == "Box"
 
-    # Main loop: collect experience in env and update/log each epoch   [TRPO line 3]
-    for epoch in range(epochs):
-        warned_cutoff = False
-        for t in range(local_steps_per_epoch):
-            # Run the current policy in the environment   [TRPO line 4]
-            a, v, logp = ac.step(torch.as_tensor(o, dtype=torch.float32))
-            # A Gaussian sample can leave the action box: clip what the env sees,
-            # store the sample itself (its log-prob is what the surrogate uses).
-            env_a = np.clip(a, act_low, act_high) if is_box else a
-            next_o, r, terminated, truncated, _ = env.step(env_a)
+    for epoch in range(epochs):  # [TRPO line 3]
+        warned = False
+        for t in range(local_steps):
+            # [TRPO line 4] Act with pi_k. The env sees a Gaussian sample clipped to
+            # the action box; the buffer keeps the sample, whose log-prob L uses.
+            a, v, logp = ac.step(torch.as_tensor(obs, dtype=torch.float32))
+            env_a = np.clip(a, env.action_space.low, env.action_space.high) if is_box else a
+            next_obs, r, terminated, truncated, _ = env.step(env_a)
             ep_ret += r
             ep_len += 1
-
-            # save and log
-            buf.store(o, a, r, v, logp)
+            buf.store(obs, a, r, v, logp)
             logger.store(VVals=v)
-
-            # Update obs (critical!)
-            o = next_o
+            obs = next_obs
 
             timeout = truncated or ep_len == max_ep_len
-            epoch_ended = t == local_steps_per_epoch - 1
+            epoch_full = t == local_steps - 1
+            if not (terminated or timeout or epoch_full):
+                continue
+            if epoch_full and not (terminated or timeout) and not warned:
+                print("Warning: trajectory cut off by epoch at %d steps." % ep_len,
+                      flush=True)
+                warned = True
+            # [TRPO lines 5-6] Close the path. Only a terminal state is worth 0; a time
+            # limit or the end of the epoch bootstraps from V_phi (see the docs page).
+            if terminated:
+                last_val = 0
+            else:
+                _, last_val, _ = ac.step(torch.as_tensor(obs, dtype=torch.float32))
+            buf.finish_path(last_val)
+            if terminated or timeout:  # a whole episode: log it and start the next
+                logger.store(EpRet=ep_ret, EpLen=ep_len)
+                obs, _ = env.reset()
+                ep_ret, ep_len = 0, 0
 
-            if terminated or timeout or epoch_ended:
-                if epoch_ended and not (terminated or timeout) and not warned_cutoff:
-                    print("Warning: trajectory cut off by epoch at %d steps." % ep_len,
-                          flush=True)
-                    warned_cutoff = True
-                # Only a true terminal state has value 0; truncation and the epoch
-                # cut-off bootstrap from V(s_T) (DESIGN 3).   [TRPO lines 5-6]
-                if terminated:
-                    v = 0
-                else:
-                    _, v, _ = ac.step(torch.as_tensor(o, dtype=torch.float32))
-                buf.finish_path(v)
-                if terminated or timeout:
-                    # only save EpRet / EpLen if trajectory finished
-                    logger.store(EpRet=ep_ret, EpLen=ep_len)
-                    o, _ = env.reset()
-                    ep_ret, ep_len = 0, 0
-
-        # Save model
-        if (epoch % save_freq == 0) or (epoch == epochs - 1):
+        if epoch % save_freq == 0 or epoch == epochs - 1:
             logger.save_state({"env": env}, None)
 
-        # Perform TRPO or NPG update!   [TRPO lines 7-10]
-        update()
+        update()  # [TRPO lines 7-10]
 
-        # Log info about epoch
         logger.log_tabular("Epoch", epoch)
         logger.log_tabular("EpRet", with_min_and_max=True)
         logger.log_tabular("EpLen", average_only=True)
@@ -482,20 +425,43 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
 
 def npg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
-        steps_per_epoch=4000, epochs=50, gamma=0.99, delta=0.01, vf_lr=1e-3,
-        train_v_iters=80, damping_coeff=0.1, cg_iters=10, backtrack_iters=10,
-        backtrack_coeff=0.8, lam=0.97, max_ep_len=1000, logger_kwargs=dict(),
-        save_freq=10):
-    """
-    Natural Policy Gradient: :func:`trpo` with ``algo='npg'``, i.e. the step
-    ``sqrt(2 delta / x^T H x) x`` with ``x = H^-1 g`` is taken in full, without the
-    backtracking line search (``backtrack_iters`` and ``backtrack_coeff`` are unused and
-    ``BacktrackIters`` is logged as 0). All arguments are those of :func:`trpo`.
+        steps_per_epoch=4000, epochs=50,
+        gamma=0.99, delta=0.01, vf_lr=1e-3, train_v_iters=80,
+        damping_coeff=0.1, cg_iters=10, backtrack_iters=10, backtrack_coeff=0.8,
+        lam=0.97, max_ep_len=1000, logger_kwargs=dict(), save_freq=10):
+    """Train a policy with the natural policy gradient (Kakade 2001).
 
-    Returns:
-        The trained actor-critic module.
+    :func:`trpo` with ``algo='npg'``: the step ``sqrt(2 delta / x^T H x) x``, ``x = H^-1
+    g``, is taken as it is, without line search (``backtrack_iters`` and
+    ``backtrack_coeff`` have no effect; ``BacktrackIters`` is 0). Arguments, the
+    actor-critic contract, ``Returns``, ``Raises`` and logged columns are :func:`trpo`'s.
+
+    Source:
+        Kakade 2001, "A Natural Policy Gradient"; docs/algorithms/trpo.rst.
     """
-    return trpo(**locals(), algo='npg')  # locals() here are exactly npg's arguments
+    return trpo(**locals(), algo='npg')  # locals() holds exactly npg's arguments
+
+
+def _check_args(algo, values):
+    """Raise TypeError/ValueError if an argument of :func:`trpo` (``values``, a dict of
+    them) is not of its kind or outside its range."""
+    int_minimum = dict(steps_per_epoch=1, epochs=1, train_v_iters=0, cg_iters=1,
+                       backtrack_iters=0, max_ep_len=1, save_freq=1)
+    for name, low in int_minimum.items():
+        value = values[name]
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{algo}: {name} must be an int, not {value!r}")
+        if value < low:
+            raise ValueError(f"{algo}: {name}={value} is not allowed; it must be >= {low}")
+    rules = [("gamma", lambda x: 0 <= x <= 1, "0 <= gamma <= 1"),
+             ("lam", lambda x: 0 <= x <= 1, "0 <= lam <= 1"),
+             ("delta", lambda x: x > 0, "delta > 0"),
+             ("vf_lr", lambda x: x > 0, "vf_lr > 0"),
+             ("damping_coeff", lambda x: x >= 0, "damping_coeff >= 0"),
+             ("backtrack_coeff", lambda x: 0 < x < 1, "0 < backtrack_coeff < 1")]
+    for name, holds, rule in rules:
+        if not holds(values[name]):
+            raise ValueError(f"{algo}: {name}={values[name]!r} is not allowed; need {rule}")
 
 
 def _check_spaces(env, algo):
