@@ -110,8 +110,8 @@ def pi_loss(q1_pi):
 def policy_update_due(timer, policy_delay):
     """
     Args:
-        timer (int): index of the current Q-update within the update phase
-            (0, 1, 2, ...).
+        timer (int): how many Q-updates came before this one, counted over the
+            whole run (0, 1, 2, ...), not restarted at each update phase.
         policy_delay (int): how many Q-updates per policy update.
 
     Returns:
@@ -258,6 +258,7 @@ def td3(env_fn, actor_critic=None, ac_kwargs=dict(), seed=0, steps_per_epoch=400
     env.action_space.seed(seed)
     test_env.reset(seed=seed + 1)
     ep_ret, ep_len = 0, 0
+    q_updates = 0  # Q-updates so far, over the whole run: the timer of policy_update_due
 
     for t in range(total_steps):
         if t >= start_steps:
@@ -278,8 +279,9 @@ def td3(env_fn, actor_critic=None, ac_kwargs=dict(), seed=0, steps_per_epoch=400
             ep_ret, ep_len = 0, 0
 
         if t >= update_after and t % update_every == 0:
-            for j in range(update_every):
-                update(data=replay_buffer.sample_batch(batch_size), timer=j)
+            for _ in range(update_every):
+                update(data=replay_buffer.sample_batch(batch_size), timer=q_updates)
+                q_updates += 1
 
         if (t + 1) % steps_per_epoch == 0:
             epoch = (t + 1) // steps_per_epoch

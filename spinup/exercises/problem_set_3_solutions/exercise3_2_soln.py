@@ -1,6 +1,6 @@
 """Solution to Exercise 3.2: conjugate gradient and the KL Hessian-vector product.
 
-``spinup/algos/trpo/trpo.py`` has the same two functions (on numpy arrays, with the
+``spinup/algos/trpo/core.py`` (used by ``trpo.py``) has the same two functions (on numpy arrays, with the
 products averaged over MPI processes).
 """
 import torch
