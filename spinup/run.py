@@ -28,7 +28,7 @@ from spinup.user_config import DEFAULT_DATA_DIR
 MPI_ALGOS = {"vpg", "trpo", "npg", "ppo", "a2c"}
 
 #: Flags for :meth:`ExperimentGrid.run` rather than the algorithm; one value each.
-RUN_KEYS = ["num_cpu", "data_dir", "datestamp"]
+RUN_KEYS = ["num_cpu", "data_dir", "datestamp", "overwrite", "oversubscribe"]
 
 #: Short flags and the full keys they stand for.
 SUBSTITUTIONS = {"env": "env_name", "hid": "ac_kwargs:hidden_sizes",
@@ -64,6 +64,8 @@ def _usage():
           --exp_name NAME        experiment name (default cmd_ALGO)
           --data_dir PATH        base output directory (default {DEFAULT_DATA_DIR})
           --dt                   put a date and time stamp in the directory names
+          --overwrite            replace a finished run of the same name (refused otherwise)
+          --oversubscribe        allow --cpu N above the number of CPU cores
         Several values for one flag launch one experiment per combination, e.g.
           python -m spinup.run ppo --env CartPole-v1 --clip_ratio 0.1 0.2 --seed 0 10 20
         """)
@@ -276,6 +278,10 @@ def parse_and_execute_grid_search(cmd, args):
     for env_name in values["env_name"]:
         _check_env(cmd, str(env_name))
     run_kwargs = {key: _take_single(cmd, values, key) for key in RUN_KEYS if key in values}
+    for switch in ("datestamp", "overwrite", "oversubscribe"):
+        if not isinstance(run_kwargs.get(switch, False), bool):
+            flag = "dt" if switch == "datestamp" else switch
+            raise CLIError(f"{cmd}: --{flag} is a switch: give it alone (or True/False)")
     _check_num_cpu(cmd, run_kwargs.get("num_cpu", 1))
 
     from spinup.utils.run_utils import ExperimentGrid
@@ -308,10 +314,10 @@ def main(argv=None):
         print(f"spinup.run: unknown command {cmd!r}.{hint} Run 'python -m spinup.run help'.",
               file=sys.stderr)
         return 2
-    from spinup.utils.run_utils import ExperimentError
+    from spinup.utils.run_utils import ExperimentError, LaunchError
     try:
         parse_and_execute_grid_search(cmd, rest)
-    except CLIError as e:
+    except (CLIError, LaunchError, FileExistsError) as e:  # all raised before any launch
         print(f"error: {e}", file=sys.stderr)
         return 2
     except ExperimentError as e:

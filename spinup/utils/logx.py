@@ -54,6 +54,28 @@ def _format_cell(val):
     return "%8.3g" % val if hasattr(val, "__float__") else val
 
 
+def print_table(columns):
+    """Print ``(name, value)`` pairs as the boxed two-column table loggers show each epoch.
+
+    Used by :meth:`Logger.dump_tabular`, and on its own where a summary should be
+    shown but not written to disk (``test_policy``).
+    """
+    columns = list(columns)
+    width = max([15] + [len(name) for name, _ in columns])
+    rule = "-" * (width + 22)
+    lines = [rule] + ["| %s | %15s |" % (name.rjust(width), _format_cell(val))
+                      for name, val in columns] + [rule]
+    print("\n".join(lines), flush=True)
+
+
+def refusal_to_overwrite(table_path):
+    """The one-line message for an output directory that already holds a run."""
+    run_dir = osp.dirname(table_path) or "."
+    return (f"{run_dir} already holds a run ({osp.basename(table_path)} exists); refusing to "
+            "overwrite it. Choose a new --exp_name, add --dt for date-stamped directories, "
+            "or pass --overwrite (Python: logger_kwargs=dict(..., overwrite=True))")
+
+
 class Logger:
     """Write a run's table of diagnostics, its configuration and its saved model.
 
@@ -68,7 +90,8 @@ class Logger:
         log_current_row (dict): the values logged so far in this epoch.
     """
 
-    def __init__(self, output_dir=None, output_fname="progress.txt", exp_name=None):
+    def __init__(self, output_dir=None, output_fname="progress.txt", exp_name=None,
+                 overwrite=False):
         """Create the output directory and open the table file (on rank 0).
 
         Args:
@@ -77,6 +100,13 @@ class Logger:
             output_fname (str): name of the tab-separated table inside it.
             exp_name (str): name shared by the runs of one configuration (e.g.
                 its seeds); the plotter averages the runs that share it.
+            overwrite (bool): allow ``output_dir`` to hold an earlier run's table
+                already (it is then replaced, and so are that run's other files).
+                False protects finished runs from being lost by a repeated command.
+
+        Raises:
+            FileExistsError: the table exists already and ``overwrite`` is False.
+                Nothing has been written when this is raised.
         """
         self.exp_name = exp_name
         self.log_headers = []
@@ -92,8 +122,10 @@ class Logger:
         self.output_dir = output_dir or f"/tmp/experiments/{int(time.time())}"
         table_path = osp.join(self.output_dir, output_fname)
         if osp.exists(table_path):
-            print(colorize(f"Warning: {table_path} exists already; it will be overwritten "
-                           f"(other files in {self.output_dir} too).", "red", bold=True))
+            if not overwrite:
+                raise FileExistsError(refusal_to_overwrite(table_path))
+            print(colorize(f"Warning: replacing the run in {self.output_dir} "
+                           "(overwrite=True).", "red", bold=True))
         os.makedirs(self.output_dir, exist_ok=True)
         self.output_file = open(table_path, "w")
         atexit.register(self.output_file.close)
@@ -222,13 +254,7 @@ class Logger:
         """
         if proc_id() == 0:
             row = [self.log_current_row.get(key, "") for key in self.log_headers]
-            width = max([15] + [len(key) for key in self.log_headers])
-            rule = "-" * (width + 22)
-            lines = [rule]
-            lines += ["| %s | %15s |" % (key.rjust(width), _format_cell(val))
-                      for key, val in zip(self.log_headers, row)]
-            lines.append(rule)
-            print("\n".join(lines), flush=True)
+            print_table(zip(self.log_headers, row))
             if self.first_row:
                 self.output_file.write("\t".join(self.log_headers) + "\n")
             self.output_file.write("\t".join(str(val) for val in row) + "\n")

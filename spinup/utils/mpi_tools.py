@@ -86,7 +86,48 @@ def find_mpiexec():
     return beside_python if os.path.exists(beside_python) else shutil.which("mpiexec")
 
 
-def mpi_fork(n):
+def available_cores():
+    """CPU cores this process may run on (its affinity mask where the OS has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def check_num_cpu(n, oversubscribe=False):
+    """Refuse to start more MPI processes than there are cores, unless asked to.
+
+    Every rank runs a full copy of the experiment (environment, networks,
+    buffers), so ``n`` far above the core count mostly costs memory and time.
+    ``'auto'`` and runs already started by an MPI launcher are not checked.
+
+    Args:
+        n (int or str): the requested number of processes, or ``'auto'``.
+        oversubscribe (bool): allow ``n`` above the core count.
+
+    Raises:
+        ValueError: ``n`` exceeds :func:`available_cores` and ``oversubscribe`` is False.
+    """
+    if n == "auto" or oversubscribe or _in_mpi_launch():
+        return
+    cores = available_cores()
+    if int(n) > cores:
+        raise ValueError(f"--cpu {n} asks for more MPI processes than the {cores} CPU cores "
+                         f"available here; use --cpu {cores} or less, or add --oversubscribe "
+                         "(Python: oversubscribe=True) to start them anyway")
+
+
+def _is_open_mpi(mpiexec):
+    """True when ``mpiexec`` is Open MPI's (which refuses to oversubscribe by default)."""
+    try:
+        banner = subprocess.run([mpiexec, "--version"], capture_output=True, text=True,
+                                timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "Open MPI" in banner or "OpenRTE" in banner
+
+
+def mpi_fork(n, oversubscribe=False):
     """Turn the current program into an ``n``-process MPI job.
 
     Runs ``mpiexec -n n <python> <the same arguments>`` with ``IN_MPI=1`` and one
@@ -100,19 +141,26 @@ def mpi_fork(n):
 
     Args:
         n (int or str): number of processes, or ``'auto'`` for one per physical core.
+        oversubscribe (bool): allow more processes than cores (see
+            :func:`check_num_cpu`). MPICH's ``mpiexec`` (the PyPI wheel) starts
+            them without being told; Open MPI's gets ``--oversubscribe``.
 
     Raises:
+        ValueError: ``n`` is above the core count and ``oversubscribe`` is False.
         RuntimeError: ``n > 1`` and no ``mpiexec`` was found (``pip install mpich``).
     """
-    n = _physical_cores() if n == "auto" else int(n)
+    requested, n = n, (_physical_cores() if n == "auto" else int(n))
     if n <= 1 or _in_mpi_launch():
         return
+    check_num_cpu(requested, oversubscribe)
     mpiexec = find_mpiexec()
     if mpiexec is None:
         raise RuntimeError("num_cpu > 1 needs an MPI launcher, but no 'mpiexec' was found. "
                            "Install one with: pip install mpi4py mpich")
+    extra = ["--oversubscribe"] if oversubscribe and _is_open_mpi(mpiexec) else []
     env = dict(os.environ, MKL_NUM_THREADS="1", OMP_NUM_THREADS="1", IN_MPI="1")
-    sys.exit(subprocess.call([mpiexec, "-n", str(n), sys.executable, *sys.argv], env=env))
+    sys.exit(subprocess.call([mpiexec, *extra, "-n", str(n), sys.executable, *sys.argv],
+                             env=env))
 
 
 def proc_id():

@@ -8,7 +8,8 @@ How the process ends:
 
 * the call returns: exit code 0;
 * it raises ``ValueError`` or ``TypeError`` (how algorithms reject bad arguments
-  or an unsupported environment): the message on one line, exit code 2
+  or an unsupported environment), or ``FileExistsError`` (the logger refusing to
+  overwrite a finished run): the message on one line, exit code 2
   (``SPINUP_DEBUG=1`` shows the traceback instead);
 * Ctrl-C: exit code 130;
 * any other exception: Python's traceback and exit code 1.
@@ -41,7 +42,7 @@ def main(encoded_thunk):
     call = cloudpickle.loads(zlib.decompress(base64.b64decode(encoded_thunk)))
     try:
         call()
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError, FileExistsError) as e:
         if os.environ.get("SPINUP_DEBUG"):
             raise
         print(f"error: {e} (set SPINUP_DEBUG=1 for the traceback)", file=sys.stderr)

@@ -19,13 +19,14 @@ import signal
 import string
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import zlib
 
 from spinup.user_config import (DEFAULT_DATA_DIR, DEFAULT_SHORTHAND, FORCE_DATESTAMP,
                                 WAIT_BEFORE_LAUNCH)
-from spinup.utils.logx import colorize
+from spinup.utils.logx import colorize, refusal_to_overwrite
 from spinup.utils.serialization_utils import convert_json
 
 DIV_LINE_WIDTH = 80
@@ -38,6 +39,11 @@ _NAME_CHARS = frozenset("-_" + string.ascii_letters + string.digits)
 
 # One parameter of an ExperimentGrid: its values, and how variant names show it.
 _GridParam = collections.namedtuple("_GridParam", "key vals shorthand in_name")
+
+
+class LaunchError(ValueError):
+    """An experiment cannot start (unusable ``data_dir``, too many MPI processes,
+    two variants sharing a directory). Raised before anything is written."""
 
 
 class ExperimentError(RuntimeError):
@@ -56,7 +62,7 @@ class ExperimentError(RuntimeError):
 
 # ---- Output directories ----
 
-def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False):
+def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False, overwrite=False):
     """Choose a run's output directory and return it as ``logger_kwargs``.
 
     The directory is, under ``data_dir``:
@@ -76,12 +82,15 @@ def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False):
         data_dir (str): the base directory; ``None`` means ``DEFAULT_DATA_DIR`` of
             ``spinup/user_config.py``.
         datestamp (bool): put the date (and time) in the names, so that runs of
-            the same name do not overwrite each other. ``FORCE_DATESTAMP`` in
+            the same name get distinct directories. ``FORCE_DATESTAMP`` in
             ``spinup/user_config.py`` turns it on for every run.
+        overwrite (bool): let the run replace an earlier run in the same
+            directory; without it the logger refuses (``FileExistsError``).
 
     Returns:
-        dict: ``{'output_dir': ..., 'exp_name': exp_name}``, ready to pass to an
-        algorithm as ``logger_kwargs``.
+        dict: ``{'output_dir': ..., 'exp_name': exp_name}`` (plus
+        ``'overwrite': True`` when asked for), ready to pass to an algorithm as
+        ``logger_kwargs``.
     """
     stamped = datestamp or FORCE_DATESTAMP
     now = time.localtime()
@@ -90,7 +99,66 @@ def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False):
     if seed is not None:
         run = f"{exp_name}_s{seed}"
         path.append(time.strftime("%y%m%d_%H%M%S-", now) + run if stamped else run)
-    return dict(output_dir=osp.join(*path), exp_name=exp_name)
+    kwargs = dict(output_dir=osp.join(*path), exp_name=exp_name)
+    if overwrite:  # only when set, so that config.json stays as it was otherwise
+        kwargs["overwrite"] = True
+    return kwargs
+
+
+def check_can_create(path):
+    """Make sure directory ``path`` exists or can be created, without creating anything.
+
+    Raises:
+        LaunchError: a component of ``path`` is a file, or the closest existing
+            directory on it is not writable.
+    """
+    probe = osp.abspath(path)
+    while not osp.exists(probe) and osp.dirname(probe) != probe:
+        probe = osp.dirname(probe)
+    if not osp.isdir(probe):
+        raise LaunchError(f"cannot create {path}: {probe} is a file, not a directory "
+                          "(check --data_dir)")
+    try:  # the real test of writability (permissions, read-only mounts, root)
+        tempfile.TemporaryDirectory(dir=probe, prefix=".spinup-probe-").cleanup()
+    except OSError as e:
+        raise LaunchError(f"cannot create {path}: cannot write in {probe} "
+                          f"({e.strerror or e}; check --data_dir)") from None
+
+
+def check_before_launch(logger_kwargs_list, num_cpu=1, oversubscribe=False):
+    """Every check that can fail before an experiment starts, so that none starts.
+
+    Args:
+        logger_kwargs_list (list of dict): the ``logger_kwargs`` of every run about
+            to start (``output_dir`` and, optionally, ``overwrite``).
+        num_cpu, oversubscribe: as :func:`call_experiment`.
+
+    Raises:
+        FileExistsError: a run directory holds a ``progress.txt`` already and its
+            ``overwrite`` is not set.
+        LaunchError: ``num_cpu`` above the cores (see
+            :func:`~spinup.utils.mpi_tools.check_num_cpu`); an output directory
+            cannot be created (:func:`check_can_create`); two runs would share
+            a directory.
+    """
+    from spinup.utils.mpi_tools import check_num_cpu
+    try:
+        check_num_cpu(num_cpu, oversubscribe)
+    except ValueError as e:
+        raise LaunchError(str(e)) from None
+    seen = set()
+    for logger_kwargs in logger_kwargs_list:
+        output_dir = logger_kwargs.get("output_dir")
+        if output_dir is None:
+            continue
+        if osp.normpath(output_dir) in seen:
+            raise LaunchError(f"two runs of the grid would write to {output_dir}; give the "
+                              "parameters that tell them apart distinct values or shorthands")
+        seen.add(osp.normpath(output_dir))
+        check_can_create(output_dir)
+        table = osp.join(output_dir, "progress.txt")
+        if osp.exists(table) and not logger_kwargs.get("overwrite", False):
+            raise FileExistsError(refusal_to_overwrite(table))
 
 
 # ---- One experiment in a subprocess ----
@@ -159,7 +227,7 @@ def _print_next_steps(output_dir):
 
 
 def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp=False,
-                    **kwargs):
+                    overwrite=False, oversubscribe=False, **kwargs):
     """Run ``thunk(seed=seed, logger_kwargs=..., **kwargs)`` in a fresh Python process.
 
     The call is serialized with cloudpickle and run by ``run_entrypoint.py`` in
@@ -177,17 +245,24 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
         num_cpu (int or str): MPI processes, or ``'auto'`` for one per physical core.
         data_dir (str): base directory for outputs (default ``DEFAULT_DATA_DIR``).
         datestamp (bool): date and time in the directory names.
+        overwrite (bool): allow replacing a finished run in the same directory.
+        oversubscribe (bool): allow ``num_cpu`` above the number of cores.
         **kwargs: the other arguments of ``thunk``.
 
     Returns:
         str: the run's output directory.
 
     Raises:
+        FileExistsError, LaunchError: see :func:`check_before_launch` (nothing
+            has been started or written).
         ExperimentError: the subprocess exited with a non-zero code.
         KeyboardInterrupt: Ctrl-C (after the subprocess stopped).
         SystemExit: SIGTERM (code ``128 + 15``; the subprocess got it too).
     """
     kwargs["seed"] = seed
+    logger_kwargs = kwargs.get("logger_kwargs") or setup_logger_kwargs(
+        exp_name, seed, data_dir, datestamp, overwrite)
+    check_before_launch([logger_kwargs], num_cpu, oversubscribe)
     print(colorize("Running experiment:\n", color="cyan", bold=True) + "\n" + exp_name + "\n")
     print(colorize("with kwargs:\n", color="cyan", bold=True) + "\n"
           + json.dumps(convert_json(kwargs), separators=(",", ":\t"), indent=4, sort_keys=True)
@@ -196,14 +271,14 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
         print("Note: logger_kwargs was given, so call_experiment does not choose the "
               "output directory.\n")
     else:
-        kwargs["logger_kwargs"] = setup_logger_kwargs(exp_name, seed, data_dir, datestamp)
+        kwargs["logger_kwargs"] = logger_kwargs
     output_dir = kwargs["logger_kwargs"].get("output_dir")
     if "env_name" in kwargs:
         kwargs["env_fn"] = _make_env_fn(kwargs.pop("env_name"))
 
     def run_in_subprocess():
         from spinup.utils.mpi_tools import mpi_fork
-        mpi_fork(num_cpu)
+        mpi_fork(num_cpu, oversubscribe)
         thunk(**kwargs)
 
     entrypoint = osp.join(osp.dirname(osp.abspath(__file__)), "run_entrypoint.py")
@@ -409,23 +484,34 @@ class ExperimentGrid:
                         bar_format="{desc}: {bar}| {remaining} {elapsed}"):
             time.sleep(0.1)
 
-    def run(self, thunk, num_cpu=1, data_dir=None, datestamp=False):
+    def run(self, thunk, num_cpu=1, data_dir=None, datestamp=False, overwrite=False,
+            oversubscribe=False):
         """Run every variant with :func:`call_experiment`, one after another.
+
+        Before the first one starts, the output directories of all variants are
+        worked out and checked (see :func:`check_before_launch`), so a grid that
+        would overwrite a finished run stops before anything runs.
 
         Args:
             thunk (callable or str): the function to run, or the name of a grid
                 parameter whose values are the functions.
-            num_cpu, data_dir, datestamp: passed to :func:`call_experiment`.
+            num_cpu, data_dir, datestamp, overwrite, oversubscribe: passed to
+                :func:`call_experiment`.
 
         Returns:
             list of str: the output directory of each variant.
 
         Raises:
+            FileExistsError, LaunchError: a check failed; nothing was run.
             ExperimentError: a variant failed (the later ones are not run).
         """
-        self.print()
         variants = self.variants()
         names = [self.variant_name(v) for v in variants]
+        check_before_launch(
+            [v.get("logger_kwargs") or setup_logger_kwargs(name, v.get("seed", 0), data_dir,
+                                                           datestamp, overwrite)
+             for name, v in zip(names, variants)], num_cpu, oversubscribe)
+        self.print()
         print(colorize("\nPreparing to run the following experiments...", color="green",
                        bold=True) + "\n\n" + "\n".join(sorted(set(names))) + "\n\n"
               + "=" * DIV_LINE_WIDTH)
@@ -435,5 +521,6 @@ class ExperimentGrid:
         for name, variant in zip(names, variants):
             fn = variant.pop(thunk) if isinstance(thunk, str) else thunk
             output_dirs.append(call_experiment(name, fn, num_cpu=num_cpu, data_dir=data_dir,
-                                               datestamp=datestamp, **variant))
+                                               datestamp=datestamp, overwrite=overwrite,
+                                               oversubscribe=oversubscribe, **variant))
         return output_dirs
