@@ -1,9 +1,15 @@
-"""DQN: smoke runs of every switch (library and CLI), errors, save/load, learning."""
+"""DQN: smoke runs of every switch (library and CLI), errors, save/load, learning,
+argument checks before anything is written, torch threads restored, config.json keys,
+the target network's hard copy and soft update."""
+import inspect
+import json
+
 import gymnasium as gym
 import numpy as np
 import pytest
 import torch
 
+import spinup.algos.dqn.dqn as dqn_mod
 from spinup.algos.dqn.dqn import dqn
 
 SWITCHES = {
@@ -73,3 +79,90 @@ def test_learns_cartpole(tmp_path, progress):
         prioritized_replay=True, n_step=3, logger_kwargs=dict(output_dir=str(tmp_path)))
     df = progress(tmp_path)
     assert df["AverageTestEpRet"].max() >= 150
+
+
+class FailingStep(gym.Wrapper):
+    """Raises on the ``fail_at``-th call of ``step`` (after updates have started)."""
+
+    def __init__(self, env, fail_at=150):
+        super().__init__(env)
+        self.calls, self.fail_at = 0, fail_at
+
+    def step(self, action):
+        self.calls += 1
+        if self.calls == self.fail_at:
+            raise RuntimeError("env broke")
+        return self.env.step(action)
+
+
+def test_dqn_restores_torch_threads_on_return_and_on_error(tmp_path):
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        dqn(lambda: gym.make("CartPole-v1"), **TINY,
+            logger_kwargs=dict(output_dir=str(tmp_path / "a")))
+        assert torch.get_num_threads() == 2      # the old code left 1 here
+        with pytest.raises(RuntimeError, match="env broke"):
+            dqn(lambda: FailingStep(gym.make("CartPole-v1")), **TINY,
+                logger_kwargs=dict(output_dir=str(tmp_path / "b")))
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize("key, value, error", [
+    ("gamma", -0.5, ValueError), ("lr", 0, ValueError), ("eps_end", 1.5, ValueError),
+    ("per_beta", 2.0, ValueError), ("per_eps", 0.0, ValueError), ("polyak", 1.2, ValueError),
+    ("max_grad_norm", -1.0, ValueError), ("n_step", 0, ValueError), ("batch_size", 16.0, TypeError),
+    ("target_update_every", 0, ValueError), ("eps_test", "greedy", TypeError),
+])
+def test_dqn_bad_arguments_are_refused_before_anything_is_written(key, value, error, tmp_path):
+    out = tmp_path / "run"
+    kwargs = dict(TINY, env_fn=lambda: gym.make("CartPole-v1"),
+                  logger_kwargs=dict(output_dir=str(out)))
+    kwargs[key] = value
+    with pytest.raises(error, match=f"dqn: {key} must be"):
+        dqn(**kwargs)
+    assert not out.exists()
+
+
+def test_dqn_box_actions_are_refused_before_anything_is_written(tmp_path):
+    out = tmp_path / "run"
+    with pytest.raises(ValueError, match=r"dqn: action space Box.*needs a Discrete action space"):
+        dqn(lambda: gym.make("Pendulum-v1"), logger_kwargs=dict(output_dir=str(out)))
+    assert not out.exists()       # the old code created the run directory first
+
+
+def test_dqn_config_json_holds_exactly_the_arguments(tmp_path):
+    dqn(lambda: gym.make("CartPole-v1"), **TINY, dueling=True,
+        logger_kwargs=dict(output_dir=str(tmp_path)))
+    with open(tmp_path / "config.json") as f:
+        config = json.load(f)
+    assert set(config) == set(inspect.signature(dqn).parameters)
+    assert config["ac_kwargs"] == {"hidden_sizes": [16]}     # as passed, before dueling is added
+
+
+@pytest.mark.parametrize("polyak", [None, 0.9])
+def test_target_network_updates(polyak, tmp_path, monkeypatch):
+    """Hard form: the target equals the Q-network right after every
+    target_update_every-th step (a polyak step with polyak = 0); soft form: one
+    averaging step after each gradient step, none otherwise."""
+    calls = []
+    real_update = dqn_mod.polyak_update
+
+    def spy(net, net_targ, rho):
+        before = [p.clone() for p in net_targ.parameters()]
+        real_update(net, net_targ, rho)
+        for b, p, p_targ in zip(before, net.parameters(), net_targ.parameters()):
+            torch.testing.assert_close(p_targ, rho * b + (1 - rho) * p.detach())
+            if rho == 0:
+                assert torch.equal(p_targ, p.detach())
+        calls.append(rho)
+
+    monkeypatch.setattr(dqn_mod, "polyak_update", spy)
+    dqn(lambda: gym.make("CartPole-v1"), **dict(TINY, target_update_every=100), polyak=polyak,
+        logger_kwargs=dict(output_dir=str(tmp_path)))
+    if polyak is None:
+        assert calls == [0.0] * 6                  # 600 steps / 100
+    else:
+        assert calls == [0.9] * 250                # t = 100, 102, ..., 598

@@ -1,47 +1,81 @@
-"""Q-networks for DQN: a plain MLP Q-function and its dueling variant."""
+"""Q-networks for DQN: one MLP with a value per action, or its dueling variant.
+
+Source: Mnih et al. 2015 (Nature 518, 529-533) for the Q-network with one output per
+action; Wang et al. 2016, arXiv:1511.06581, Eq. 9 for the dueling aggregation;
+docs/algorithms/dqn.rst.
+"""
 import numpy as np
 import torch
-import torch.nn as nn
+from torch import nn
 
 
 def combined_shape(length, shape=None):
-    """``(length,)`` for scalars, ``(length, *shape)`` otherwise (buffer shapes)."""
+    """Shape of a buffer that holds ``length`` items of shape ``shape``.
+
+    Args:
+        length (int): number of items.
+        shape (None, int or tuple): shape of one item (``None``: a scalar).
+
+    Returns:
+        tuple: ``(length,)``, ``(length, shape)`` or ``(length, *shape)``.
+    """
     if shape is None:
         return (length,)
-    return (length, shape) if np.isscalar(shape) else (length, *shape)
+    if np.isscalar(shape):
+        return (length, shape)
+    return (length, *shape)
 
 
 def mlp(sizes, activation, output_activation=nn.Identity):
-    """``Linear -> activation`` for each consecutive pair in ``sizes``; the last layer
-    uses ``output_activation``."""
-    layers = []
-    for j in range(len(sizes) - 1):
-        act = activation if j < len(sizes) - 2 else output_activation
-        layers += [nn.Linear(sizes[j], sizes[j + 1]), act()]
-    return nn.Sequential(*layers)
+    """Fully connected network ``sizes[0] -> ... -> sizes[-1]``.
+
+    Each ``nn.Linear`` is followed by an activation module (``activation`` after
+    hidden layers, ``output_activation`` after the last), which fixes the
+    ``state_dict`` keys (``0.weight``, ``2.weight``, ...).
+
+    Args:
+        sizes (list of int): layer widths, input first.
+        activation (type): ``nn.Module`` class after each hidden layer.
+        output_activation (type): ``nn.Module`` class after the last layer.
+
+    Returns:
+        nn.Sequential
+    """
+    n_linear = len(sizes) - 1
+    modules = []
+    for i, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+        modules.append(nn.Linear(fan_in, fan_out))
+        modules.append(activation() if i < n_linear - 1 else output_activation())
+    return nn.Sequential(*modules)
 
 
 def count_vars(module):
-    """Number of scalar parameters in ``module``."""
+    """Number of scalar parameters of ``module`` (for the log)."""
     return sum(np.prod(p.shape) for p in module.parameters())
 
 
 class MLPQFunction(nn.Module):
-    """Action values ``Q(s, .)`` for a flat ``Box`` observation space and a
-    ``Discrete`` action space: obs (batch, obs_dim) -> (batch, n_actions).
+    """All action values ``Q(s, .)`` of a ``Discrete`` action space at once.
 
-    With ``dueling=False`` one MLP outputs the ``n`` action values. With
-    ``dueling=True`` (Wang et al. 2016) a shared MLP trunk feeds a state-value
-    head ``V(s)`` and an advantage head ``A(s, a)``, aggregated as
+    Plain (``dueling=False``): one MLP ``q`` maps an observation to ``n`` values.
+    Dueling (``dueling=True``, Wang et al. 2016): an MLP ``trunk`` feeds a value head
+    ``v_head`` and an advantage head ``a_head``, combined as in Eq. 9 of
+    arXiv:1511.06581,
 
-        ``Q(s, a) = V(s) + A(s, a) - mean_a' A(s, a')``.
+        ``Q(s, a) = V(s) + A(s, a) - (1/n) sum_b A(s, b)``.
+
+    Subtracting the mean advantage fixes the split between ``V`` and ``A`` (without
+    it a constant could move freely between them).
 
     Args:
         observation_space (gymnasium.spaces.Box): flat observations.
-        action_space (gymnasium.spaces.Discrete): actions.
-        hidden_sizes (list of int): hidden layer sizes (of the trunk when dueling).
-        activation (nn.Module class): activation of the hidden layers.
+        action_space (gymnasium.spaces.Discrete): ``n`` actions.
+        hidden_sizes (list of int): hidden widths (of the trunk when dueling).
+        activation (type): ``nn.Module`` class of the hidden activations.
         dueling (bool): use the dueling architecture.
+
+    Raises:
+        ValueError: the action space is not ``Discrete``.
     """
 
     def __init__(self, observation_space, action_space, hidden_sizes=(256, 256),
@@ -49,27 +83,37 @@ class MLPQFunction(nn.Module):
         super().__init__()
         if type(action_space).__name__ != "Discrete":
             raise ValueError(f"MLPQFunction needs a Discrete action space, not {action_space}")
-        obs_dim, n_act = observation_space.shape[0], int(action_space.n)
+        (obs_dim,) = observation_space.shape
+        n_actions = int(action_space.n)
         self.dueling = dueling
         if dueling:
-            self.trunk = mlp([obs_dim] + list(hidden_sizes), activation, activation)
+            self.trunk = mlp([obs_dim, *hidden_sizes], activation, activation)
             self.v_head = nn.Linear(hidden_sizes[-1], 1)
-            self.a_head = nn.Linear(hidden_sizes[-1], n_act)
+            self.a_head = nn.Linear(hidden_sizes[-1], n_actions)
         else:
-            self.q = mlp([obs_dim] + list(hidden_sizes) + [n_act], activation)
+            self.q = mlp([obs_dim, *hidden_sizes, n_actions], activation)
 
     def forward(self, obs):
+        """``(batch, obs_dim)`` -> ``(batch, n)`` action values (or ``(obs_dim,)`` ->
+        ``(n,)``)."""
         if not self.dueling:
             return self.q(obs)
-        h = self.trunk(obs)
-        adv = self.a_head(h)
-        # Mean-subtracted advantages make V and A identifiable.
-        return self.v_head(h) + adv - adv.mean(dim=-1, keepdim=True)
+        features = self.trunk(obs)
+        advantages = self.a_head(features)
+        mean_advantage = advantages.mean(dim=-1, keepdim=True)
+        return self.v_head(features) + advantages - mean_advantage
 
     @torch.no_grad()
     def act(self, obs, deterministic=False):
-        """Greedy action ``argmax_a Q(obs, a)`` as numpy (an int array of shape ``()``
-        for one observation). The greedy policy is already deterministic, so
-        ``deterministic`` is accepted (for ``test_policy``) and ignored; DQN's
-        epsilon-greedy exploration lives in ``dqn.py``."""
+        """Greedy action ``argmax_a Q(obs, a)``.
+
+        Args:
+            obs (torch.Tensor): ``(obs_dim,)`` or ``(batch, obs_dim)``.
+            deterministic (bool): accepted because ``test_policy`` passes it; the
+                greedy action is deterministic either way. Epsilon-greedy
+                exploration belongs to the algorithm (``dqn.py``), not the network.
+
+        Returns:
+            numpy.ndarray: int64 action index, shape ``()`` or ``(batch,)``.
+        """
         return self.forward(obs).argmax(dim=-1).numpy()

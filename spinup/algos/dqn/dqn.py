@@ -1,173 +1,248 @@
-"""Deep Q-Networks (Mnih et al. 2015) with the classic extensions as switches:
-Double DQN (van Hasselt et al. 2016), dueling networks (Wang et al. 2016),
-proportional prioritized replay (Schaul et al. 2016) and n-step returns
-(Sutton 1988; Hessel et al. 2018).
+"""Deep Q-Networks (DQN) and four of its extensions, each behind one switch.
 
-Pseudocode lines (docs/algorithms/dqn.rst) are referenced as ``[DQN line N]``.
+DQN learns the optimal action-value function with a neural network and acts
+epsilon-greedily on it; ``Q(s, a)`` regresses, on minibatches from a replay buffer,
+onto a Bellman target computed with a periodically refreshed copy of the network.
+Each switch changes one piece: who picks the next action in the target (Double DQN),
+the network's shape (dueling), which transitions are replayed (prioritized replay)
+and how many rewards enter the target (n-step returns).
+
+Papers:
+    - Mnih et al. 2015, Nature 518, "Human-level control through deep reinforcement
+      learning": Algorithm 1 and the loss of Eq. 2 (Methods).
+    - van Hasselt, Guez, Silver 2016, arXiv:1509.06461 (Double DQN): target Eq. 4.
+    - Wang et al. 2016, arXiv:1511.06581 (dueling networks): Eq. 9, in ``core.py``.
+    - Schaul et al. 2016, arXiv:1511.05952 (prioritized replay): Algorithm 1, Eq. 1
+      with proportional priorities ``p_i = |delta_i| + eps``, weights Eq. 2.
+    - Sutton and Barto 2018, "Reinforcement Learning: An Introduction", 2nd ed.,
+      Section 7.1: the n-step return.
+
+Pseudocode (docs/algorithms/dqn.rst)::
+
+    Algorithm 1: DQN with its extensions
+    (switches: [D] double, [Du] dueling, [P] prioritized_replay, [N] n_step)
+     1: Input: Q-network parameters θ ([Du]: V and A heads), empty replay buffer D
+     2: Set target parameters θ_targ ← θ
+     3: for t = 0, 1, 2, ... do
+     4:     ε_t ← linear schedule; a ← random with probability ε_t, else argmax_a Q_θ(s, a)
+     5:     Execute a; observe r, s', terminated d, and whether the episode ended
+     6:     Store (s, a, r, s', d) in D ([P] with priority max_i p_i);
+            if the episode ended, reset the environment
+     7:     if t ≥ update_after and t mod update_every = 0 then
+     8:         Sample a batch B: uniformly, or [P] with P(i) ∝ p_i^α and
+                weights w_i = (N·P(i))^(−β) / max_j w_j
+     9:         [N] returns R_i = Σ_{k<m} γ^k r_{i+k}, m ≤ n, stopping at the episode end
+                (one step: m = 1)
+    10:         Targets y_i = R_i + γ^m (1 − d) Q_targ(s', a*) with
+                a* = argmax_a Q_targ(s', a), or [D] a* = argmax_a Q_θ(s', a)
+    11:         One gradient step on (1/|B|) Σ_i w_i ℓ(Q_θ(s_i, a_i) − y_i)
+                (w_i = 1 without [P]; ℓ Huber or square; gradient norm clipped;
+                step size lr·(1 − t/T), T the total steps, if anneal_lr)
+    12:         [P] p_i ← (|Q_θ(s_i, a_i) − y_i| + ε)^α  (stored as p_i^α in the sum-tree)
+    13:     every target_update_every steps: θ_targ ← θ (or soft: after each step of line 11)
+    14: end for
+
+Lines of code that carry out a step of this pseudocode are tagged ``[DQN line N]``.
 """
+import numbers
 import time
 from copy import deepcopy
 
 import numpy as np
 import torch
 import torch.nn.functional as F
-from torch.optim import Adam
 
 import spinup.algos.dqn.core as core
+from spinup.utils import torch_tools
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_tools import num_procs
+from spinup.utils.torch_tools import polyak_update, torch_threads
+
+# Adam, fused into one kernel per step where this torch supports that on the CPU
+# (2.4 and newer), the plain one elsewhere. A module attribute, so tests can spy on it.
+Adam = torch_tools.adam
 
 
 class SumTree:
-    """A complete binary tree over ``capacity`` leaves (rounded up to a power of
-    two) stored in one array: node 1 is the root, node ``k`` has children ``2k`` and
-    ``2k+1``, leaf ``i`` is node ``capacity + i``. Each inner node holds the sum of
-    its children, so the root is the total priority and sampling proportionally to
-    the leaves is a walk from the root (O(log N)). Both operations are vectorised
-    over a batch: they move down (or up) one level for the whole batch at a time."""
+    """Binary tree of partial sums over ``size`` leaves, in one array: node 1 is the
+    root, node ``k`` has children ``2k`` and ``2k + 1``, leaf ``i`` is node
+    ``capacity + i`` (``size`` rounded up to a power of two, so all leaves share one
+    level). Each inner node holds the sum of its children, so the root is the total
+    and the leaf at a prefix sum is one O(log N) walk down. ``update`` and ``find``
+    treat a whole batch one level at a time."""
 
     def __init__(self, size):
         self.capacity = 1 << int(np.ceil(np.log2(max(size, 1))))
         self.tree = np.zeros(2 * self.capacity, dtype=np.float64)
 
     def total(self):
+        """Sum of all leaves (the root)."""
         return self.tree[1]
 
     def get(self, idxs):
-        """Priorities of leaves ``idxs``."""
+        """Values of leaves ``idxs``."""
         return self.tree[np.asarray(idxs) + self.capacity]
 
     def update(self, idxs, priorities):
-        """Set leaves ``idxs`` to ``priorities`` and recompute the sums above them."""
+        """Set leaves ``idxs`` to ``priorities``; refresh their ancestors."""
         nodes = np.atleast_1d(np.asarray(idxs)) + self.capacity
         self.tree[nodes] = priorities
-        nodes = np.unique(nodes // 2)
-        while nodes[0] >= 1:  # all nodes of a batch are on the same level
-            self.tree[nodes] = self.tree[2 * nodes] + self.tree[2 * nodes + 1]
-            nodes = np.unique(nodes // 2)
+        parents = np.unique(nodes // 2)
+        while parents[0] >= 1:   # a batch's nodes always share one level
+            self.tree[parents] = self.tree[2 * parents] + self.tree[2 * parents + 1]
+            parents = np.unique(parents // 2)
 
     def find(self, u):
-        """For each ``u`` in ``[0, total)``, the leaf ``i`` with
-        ``sum_{j<i} p_j <= u < sum_{j<=i} p_j`` (a prefix-sum search)."""
+        """Leaf index ``i`` with ``sum_{j<i} p_j <= u < sum_{j<=i} p_j``, for each
+        ``u`` in ``[0, total)``: go left when ``u`` is below the left child's sum,
+        else subtract that sum and go right."""
         u = np.array(u, dtype=np.float64)
         nodes = np.ones(len(u), dtype=np.int64)
         while nodes[0] < self.capacity:
-            left = self.tree[2 * nodes]
-            go_right = u >= left
-            u -= left * go_right
-            nodes = 2 * nodes + go_right
+            left_sum = self.tree[2 * nodes]
+            right = u >= left_sum
+            u -= left_sum * right
+            nodes = 2 * nodes + right
         return nodes - self.capacity
 
 
 class ReplayBuffer:
-    """FIFO experience replay of transitions ``(s, a, r, s', d)`` with n-step returns
-    computed when a batch is sampled.
+    """First-in first-out store of one-step transitions; n-step returns are formed
+    when a batch is read (``get``), so one buffer serves every ``n_step``.
 
-    ``done`` is ``terminated`` only (a true terminal state); ``end`` marks the last
-    transition of an episode for any reason (terminated, truncated, ``max_ep_len``).
-    An n-step return never crosses ``end``; after a truncation it bootstraps from
-    the ``s'`` stored there (DESIGN 3)."""
+    Each slot holds ``(s, a, r, s', done, end)``: ``done`` is gymnasium's
+    ``terminated`` (a true terminal state), ``end`` says that the episode stopped
+    after this transition for any reason (terminated, truncated or ``max_ep_len``).
+    A return never runs past an ``end``; after a truncation it bootstraps from the
+    ``s'`` stored there (docs/algorithms/dqn.rst, "n-step returns").
+
+    Args:
+        obs_dim (tuple): shape of one observation.
+        size (int): capacity, in transitions.
+        gamma (float): discount of the n-step sum.
+        n_step (int): largest number of rewards in a return (1: one-step DQN).
+    """
 
     def __init__(self, obs_dim, size, gamma=0.99, n_step=1):
-        self.obs_buf = np.zeros(core.combined_shape(size, obs_dim), dtype=np.float32)
-        self.obs2_buf = np.zeros(core.combined_shape(size, obs_dim), dtype=np.float32)
-        self.act_buf = np.zeros(size, dtype=np.int64)
-        self.rew_buf = np.zeros(size, dtype=np.float32)
-        self.done_buf = np.zeros(size, dtype=np.float32)
-        self.end_buf = np.zeros(size, dtype=bool)
-        self.gamma, self.n_step = gamma, n_step
-        self.ptr, self.size, self.max_size = 0, 0, size
+        obs_shape = core.combined_shape(size, obs_dim)
+        self.obs_buf = np.zeros(obs_shape, np.float32)
+        self.obs2_buf = np.zeros(obs_shape, np.float32)
+        self.act_buf = np.zeros(size, np.int64)
+        self.rew_buf = np.zeros(size, np.float32)
+        self.done_buf = np.zeros(size, np.float32)
+        self.end_buf = np.zeros(size, bool)
+        self.gamma = gamma
+        self.n_step = n_step
+        self.max_size = size
+        self.ptr = 0    # the slot the next transition goes to
+        self.size = 0   # number of slots in use
 
     def store(self, obs, act, rew, next_obs, done, end):
-        self.obs_buf[self.ptr] = obs
-        self.obs2_buf[self.ptr] = next_obs
-        self.act_buf[self.ptr] = act
-        self.rew_buf[self.ptr] = rew
-        self.done_buf[self.ptr] = done
-        self.end_buf[self.ptr] = end
-        self.ptr = (self.ptr + 1) % self.max_size
+        """Write one transition into slot ``ptr`` and advance ``ptr`` (cyclically)."""
+        slot = self.ptr
+        self.obs_buf[slot], self.act_buf[slot], self.rew_buf[slot] = obs, act, rew
+        self.obs2_buf[slot], self.done_buf[slot], self.end_buf[slot] = next_obs, done, end
+        self.ptr = (slot + 1) % self.max_size
         self.size = min(self.size + 1, self.max_size)
 
     def sample_batch(self, batch_size=32):
+        """``get`` of ``batch_size`` slots drawn uniformly, with replacement."""
         return self.get(np.random.randint(0, self.size, size=batch_size))
 
     def get(self, idxs):
-        """Batch for transitions ``idxs`` with m-step returns, m <= n_step:
-        ``ret = sum_{k<m} gamma^k r_{i+k}``, bootstrap state ``obs2 = s'_{i+m-1}``,
-        ``done = d_{i+m-1}`` and ``disc = gamma^m``.  [DQN line 9]
-        The sum stops after an episode's last transition and before slot ``ptr``
-        (the next one to be written: not yet stored, or older than ``i`` once the
-        buffer has wrapped)."""
+        """Batch of transitions ``idxs`` with their m-step returns.   [DQN line 9]
+
+        For each ``i``, ``m <= n_step`` rewards are summed:
+        ``ret = sum_{k<m} gamma^k r_{i+k}``, and the target bootstraps from
+        ``obs2 = s'_{i+m-1}`` with ``done = d_{i+m-1}`` and discount ``disc =
+        gamma^m``. The sum stops early after a transition marked ``end``, and before
+        slot ``ptr``: that slot is either still empty or, once the buffer has wrapped,
+        older than ``i``.
+
+        Returns a dict of tensors: ``obs``, ``obs2`` ``(B, *obs_dim)``; ``act`` ``(B,)``
+        int64; ``ret``, ``done``, ``disc`` ``(B,)`` float32.
+        """
         ret = np.zeros(len(idxs), dtype=np.float32)
         disc = np.ones(len(idxs), dtype=np.float32)
-        last, alive = idxs.copy(), np.ones(len(idxs), dtype=bool)
+        last = idxs.copy()                          # last transition summed so far
+        going = np.ones(len(idxs), dtype=bool)      # still adding rewards
         for k in range(self.n_step):
             j = (idxs + k) % self.max_size
             if k > 0:
-                alive &= ~self.end_buf[last] & (j != self.ptr)
-            ret += np.where(alive, disc * self.rew_buf[j], 0.0)
-            last = np.where(alive, j, last)
-            disc = np.where(alive, disc * self.gamma, disc)
-        data = dict(obs=self.obs_buf[idxs], act=self.act_buf[idxs], ret=ret,
-                    obs2=self.obs2_buf[last], done=self.done_buf[last], disc=disc)
-        return {k: torch.as_tensor(v) for k, v in data.items()}
+                going &= ~self.end_buf[last] & (j != self.ptr)
+            ret += np.where(going, disc * self.rew_buf[j], 0.0)
+            last = np.where(going, j, last)
+            disc = np.where(going, disc * self.gamma, disc)
+        batch = dict(obs=self.obs_buf[idxs], act=self.act_buf[idxs], ret=ret,
+                     obs2=self.obs2_buf[last], done=self.done_buf[last], disc=disc)
+        return {key: torch.as_tensor(value) for key, value in batch.items()}
 
 
 class PrioritizedReplayBuffer(ReplayBuffer):
-    """Proportional prioritized replay (Schaul et al. 2016): transition ``i`` is
-    sampled with probability ``P(i) = p_i^alpha / sum_k p_k^alpha`` (the sum-tree
-    holds ``p_i^alpha``) and carries the importance-sampling weight
-    ``w_i = (N P(i))^-beta``, divided by the largest weight in the batch."""
+    """Proportional prioritized replay (Schaul et al. 2016, Algorithm 1).
+
+    Slot ``i`` is drawn with probability ``P(i) = p_i^alpha / sum_k p_k^alpha``
+    (Eq. 1; the sum-tree stores ``p_i^alpha``) and weighted by
+    ``w_i = (N P(i))^-beta`` (Eq. 2), divided by the largest weight of its batch.
+
+    ``alpha`` is the priority exponent (0: uniform), ``eps`` keeps priorities > 0.
+    """
 
     def __init__(self, obs_dim, size, gamma=0.99, n_step=1, alpha=0.6, eps=1e-6):
         super().__init__(obs_dim, size, gamma, n_step)
         self.tree = SumTree(size)
-        self.alpha, self.eps, self.max_priority = alpha, eps, 1.0
+        self.alpha = alpha
+        self.eps = eps
+        self.max_priority = 1.0
 
     def store(self, *args):
-        # New transitions get the largest priority so far: each is replayed
-        # at least once soon.   [DQN line 6]
+        """[DQN line 6] A new transition gets the largest priority seen so far, so it
+        is replayed soon at least once."""
         self.tree.update(self.ptr, self.max_priority)
         super().store(*args)
 
     def sample_batch(self, batch_size=32, beta=0.4):
-        # Stratified sampling: one uniform draw in each of batch_size equal
-        # segments of [0, total).   [DQN line 8]
+        """[DQN line 8] Stratified draw: one uniform point in each of ``batch_size``
+        equal segments of ``[0, total)``, found in the sum-tree. Returns ``get``'s
+        batch plus ``weights`` ``(B,)`` and the numpy ``idxs``."""
         total = self.tree.total()
-        u = (np.arange(batch_size) + np.random.rand(batch_size)) * (total / batch_size)
-        idxs = np.minimum(self.tree.find(u), self.size - 1)  # guard float round-off
+        points = (np.arange(batch_size) + np.random.rand(batch_size)) * (total / batch_size)
+        idxs = np.minimum(self.tree.find(points), self.size - 1)   # float round-off guard
         probs = self.tree.get(idxs) / total
         weights = (self.size * probs) ** (-beta)
-        data = self.get(idxs)
-        data["weights"] = torch.as_tensor(weights / weights.max(), dtype=torch.float32)
-        data["idxs"] = idxs
-        return data
+        batch = self.get(idxs)
+        batch["weights"] = torch.as_tensor(weights / weights.max(), dtype=torch.float32)
+        batch["idxs"] = idxs
+        return batch
 
     def update_priorities(self, idxs, td_errors):
-        """``p_i <- (|delta_i| + eps)^alpha``.   [DQN line 12]"""
+        """[DQN line 12] ``p_i <- (|delta_i| + eps)^alpha`` for the replayed slots."""
         priorities = (np.abs(td_errors) + self.eps) ** self.alpha
         self.tree.update(idxs, priorities)
         self.max_priority = max(self.max_priority, float(priorities.max()))
 
 
 def linear_epsilon(t, eps_start, eps_end, eps_decay_steps):
-    """Exploration rate at step ``t``: linear from ``eps_start`` to ``eps_end`` over
-    ``eps_decay_steps`` steps, then constant."""
+    """Exploration rate at env step ``t``: ``eps_start`` at ``t = 0``, linear down to
+    ``eps_end`` at ``t = eps_decay_steps``, constant afterwards.   [DQN line 4]"""
     frac = min(t / eps_decay_steps, 1.0) if eps_decay_steps > 0 else 1.0
     return eps_start + frac * (eps_end - eps_start)
 
 
 @torch.no_grad()
 def q_target(q_net, q_targ, data, double=False):
-    """Bellman target ``y = ret + disc * (1 - done) * Q_targ(s', a*)``.   [DQN line 10]
+    """Targets ``y = ret + disc * (1 - done) * Q_targ(s', a*)``.   [DQN line 10]
 
-    DQN: ``a* = argmax_a Q_targ(s', a)`` (the target net selects and evaluates).
-    Double DQN: ``a* = argmax_a Q(s', a)`` (the online net selects, the target
-    net evaluates), which removes most of the max-operator's overestimation."""
-    q2_all = q_targ(data["obs2"])
-    a2 = (q_net(data["obs2"]) if double else q2_all).argmax(dim=1, keepdim=True)
-    q2 = q2_all.gather(1, a2).squeeze(1)
-    return data["ret"] + data["disc"] * (1 - data["done"]) * q2
+    DQN (Mnih et al. 2015): ``a* = argmax_a Q_targ(s', a)``, the target network both
+    picks and evaluates the next action. Double DQN (Eq. 4 of arXiv:1509.06461):
+    ``a* = argmax_a Q(s', a)``, the online network picks and the target network
+    evaluates, which removes most of the upward bias of the max. Returns ``(B,)``.
+    """
+    q_next_all = q_targ(data["obs2"])
+    chooser = q_net(data["obs2"]) if double else q_next_all
+    a_star = chooser.argmax(dim=1, keepdim=True)
+    q_next = q_next_all.gather(1, a_star).squeeze(1)
+    return data["ret"] + data["disc"] * (1 - data["done"]) * q_next
 
 
 def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
@@ -178,292 +253,282 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
         prioritized_replay=False, per_alpha=0.6, per_beta=0.4, per_eps=1e-6, n_step=1,
         huber=True, max_grad_norm=10.0, anneal_lr=True, num_test_episodes=10,
         max_ep_len=1000, logger_kwargs=dict(), save_freq=1):
-    """
-    Deep Q-Network with optional Double DQN, dueling network, prioritized replay
-    and n-step returns.
+    """Train a DQN agent (with the chosen extensions) and return its Q-network.
+
+    The defaults solve CartPole-v1 (test return 500) within 100k steps for the seeds
+    of docs/benchmarks/dqn.rst, with and without the switches.
 
     Args:
-        env_fn : A function which creates a copy of the environment.
-            The environment must satisfy the gymnasium API, with a flat ``Box``
-            observation space and a ``Discrete`` action space.
+        env_fn (callable): builds a gymnasium environment with a flat ``Box``
+            observation space and a ``Discrete`` action space; called twice (a
+            training and a test copy).
+        actor_critic (callable): ``actor_critic(observation_space, action_space,
+            **ac_kwargs)`` returns an ``nn.Module`` with the members below (the
+            default is ``core.MLPQFunction``).
 
-        actor_critic: The constructor method for a PyTorch Module with a
-            ``forward`` and an ``act`` method, called as
-            ``actor_critic(env.observation_space, env.action_space, **ac_kwargs)``.
-            Its forward call accepts a batch of observations and returns:
+            ===============================  ==============  ================================
+            Member                           Shape           Meaning
+            ===============================  ==============  ================================
+            ``forward(obs)``                 (batch, n)      ``Q(s, a)`` for each of the
+                                                             ``n`` actions
+            ``act(obs, deterministic)``      () or (batch,)  numpy greedy action
+                                                             ``argmax_a Q(obs, a)``;
+                                                             ``deterministic`` is ignored
+            ===============================  ==============  ================================
 
-            ===========  ================  ======================================
-            Symbol       Shape             Description
-            ===========  ================  ======================================
-            ``q``        (batch, n_act)    | Tensor of action values
-                                           | ``Q(s, a)`` for every action ``a``
-                                           | of each observation.
-            ===========  ================  ======================================
-
-            ``act(obs, deterministic=False)`` returns the greedy action
-            ``argmax_a Q(obs, a)`` as numpy (``deterministic`` is accepted for
-            ``test_policy`` and ignored: the greedy policy is deterministic).
-
-        ac_kwargs (dict): Any kwargs appropriate for the Q-network
-            (``hidden_sizes``, ``activation``). ``dueling=True`` is added by
-            the ``dueling`` switch.
-
-        seed (int): Seed for random number generators.
-
-        steps_per_epoch (int): Number of steps of interaction (state-action pairs)
-            for the agent and the environment in each epoch.
-
-        epochs (int): Number of epochs to run and train agent.
-
-        replay_size (int): Maximum length of replay buffer.
-
-        gamma (float): Discount factor. (Always between 0 and 1.)
-
-        lr (float): Learning rate (Adam) for the Q-network.
-
-        batch_size (int): Minibatch size for SGD.
-
-        start_steps (int): Number of steps of uniform-random action selection
-            before epsilon-greedy takes over (exploration warm-up).
-
-        update_after (int): Number of env interactions to collect before
-            starting to do gradient descent updates.
-
-        update_every (int): One gradient step every ``update_every`` env steps
-            (the DQN paper's "update frequency").
-
-        target_update_every (int): Copy the Q-network into the target network
-            every ``target_update_every`` env steps (hard update).
-
-        polyak (float or None): If set (e.g. 0.995), replaces the hard copy by a
-            soft update after every gradient step:
+        ac_kwargs (dict): extra keyword arguments for ``actor_critic``
+            (``hidden_sizes``, ``activation``); ``dueling=True`` is added when
+            ``dueling`` is on.
+        seed (int): seed of torch, numpy and the two environments.
+        steps_per_epoch (int): env steps per epoch (>= 1); one log row per epoch.
+        epochs (int): number of epochs (>= 1); 25 x 4000 = 100k steps.
+        replay_size (int): replay capacity in transitions (>= 1); 1e5 holds a whole
+            default run.
+        gamma (float): discount, ``0 <= gamma <= 1``.
+        lr (float): Adam step size, > 0 (the start value when ``anneal_lr``).
+        batch_size (int): transitions per gradient step (>= 1).
+        start_steps (int): env steps with uniformly random actions before
+            epsilon-greedy acting starts (>= 0).
+        update_after (int): env steps collected before the first update (>= 0).
+        update_every (int): one gradient step every ``update_every`` env steps
+            (>= 1; the "update frequency" of the DQN paper).
+        target_update_every (int): env steps between two copies of the Q-network
+            into the target network (>= 1); unused when ``polyak`` is set.
+        polyak (float or None): if set (``0 <= polyak <= 1``, e.g. 0.995), the
+            target network instead moves after every gradient step:
             ``theta_targ <- polyak * theta_targ + (1 - polyak) * theta``.
-
-        eps_start (float): Initial exploration rate of epsilon-greedy.
-
-        eps_end (float): Final exploration rate. With 0.05 instead of 0.01, the
-            all-switch CartPole run of one seed ended below 475
-            (docs/benchmarks/dqn.rst).
-
-        eps_decay_steps (int): Steps over which epsilon decays linearly from
-            ``eps_start`` to ``eps_end``.
-
-        eps_test (float): Exploration rate of the test episodes (0 = greedy).
-
-        double (bool): Double DQN target (online argmax, target-network value).
-
-        dueling (bool): Dueling network (passes ``dueling=True`` to
-            ``actor_critic``).
-
-        prioritized_replay (bool): Proportional prioritized experience replay.
-
-        per_alpha (float): Priority exponent ``alpha`` (0 = uniform).
-
-        per_beta (float): Initial importance-sampling exponent ``beta``,
-            annealed linearly to 1 over the whole run.
-
-        per_eps (float): Small constant added to ``|TD error|`` so that no
-            priority is zero.
-
-        n_step (int): Number of reward steps in the return (1 = one-step DQN).
-
-        huber (bool): Huber loss on the TD error (else squared error).
-
-        max_grad_norm (float or None): Clip the gradient's global norm to this
-            (None: no clipping).
-
-        anneal_lr (bool): Decay the learning rate linearly from ``lr`` to 0 over
-            the run (``epochs * steps_per_epoch`` env steps), logged as ``LR``.
-            Without it, plain DQN keeps oscillating after it has solved CartPole
-            (docs/benchmarks/dqn.rst); with it the last epochs settle.
-
-        num_test_episodes (int): Number of episodes to test the policy
-            at the end of each epoch.
-
-        max_ep_len (int): Maximum length of trajectory / episode / rollout.
-            Reaching it (or the env's own time limit) ends the episode without
-            making it terminal: targets bootstrap there.
-
-        logger_kwargs (dict): Keyword args for EpochLogger.
-
-        save_freq (int): How often (in terms of gap between epochs) to save
-            the current Q-network.
+        eps_start (float): exploration rate at step 0, in ``[0, 1]``.
+        eps_end (float): exploration rate after the decay, in ``[0, 1]``; with 0.05
+            one all-switch CartPole seed ended below 475 (docs/benchmarks/dqn.rst).
+        eps_decay_steps (int): env steps of the linear decay (>= 0).
+        eps_test (float): exploration rate of test episodes, in ``[0, 1]`` (0: greedy).
+        double (bool): Double DQN target.
+        dueling (bool): dueling network (passes ``dueling=True`` to ``actor_critic``).
+        prioritized_replay (bool): proportional prioritized replay.
+        per_alpha (float): priority exponent, >= 0 (0: uniform).
+        per_beta (float): importance-sampling exponent at the start, in ``[0, 1]``;
+            it rises linearly to 1 over the run.
+        per_eps (float): added to ``|TD error|`` so that no priority is 0 (> 0).
+        n_step (int): rewards per return (>= 1; 1 is one-step DQN).
+        huber (bool): Huber loss of the TD error (quadratic below 1, linear above);
+            otherwise the squared error.
+        max_grad_norm (float or None): clip the gradient's global norm to this value
+            (> 0); ``None``: no clipping.
+        anneal_lr (bool): step size from ``lr`` down to 0, linearly over
+            ``epochs * steps_per_epoch`` env steps (logged as ``LR``). With a constant
+            step size plain DQN keeps oscillating after it has solved CartPole
+            (docs/benchmarks/dqn.rst); the decay lets the last epochs settle.
+        num_test_episodes (int): test episodes at the end of each epoch (>= 0).
+        max_ep_len (int): cut episodes after this many steps (>= 1); the cut is not
+            terminal, targets bootstrap there.
+        logger_kwargs (dict): keyword arguments for ``EpochLogger``.
+        save_freq (int): save the Q-network every ``save_freq`` epochs (>= 1), and
+            after the last one.
 
     Returns:
-        The trained Q-network.
+        nn.Module: the trained Q-network.
 
     Raises:
-        ValueError: unsupported observation/action space, MPI, or bad arguments.
+        TypeError: a count that is not an int, a number that is not real.
+        ValueError: an argument out of range, an unsupported space (``Box`` actions:
+            use ddpg, td3 or sac), or more than one MPI process.
+
+    Source:
+        Mnih et al. 2015; arXiv:1509.06461; arXiv:1511.06581; arXiv:1511.05952;
+        Sutton and Barto 2018, Section 7.1; docs/algorithms/dqn.rst.
     """
-    # Set up logger and save configuration
-    logger = EpochLogger(**logger_kwargs)
-    logger.save_config(locals())
+    config = dict(locals())
+
+    # ---- Setup: arguments and spaces first, then the logger ----
     if num_procs() > 1:
         raise ValueError("dqn: cannot use MPI (more than one process); DQN is a "
                          "single-process algorithm, run it with --cpu 1")
-    for name, val in [("n_step", n_step), ("batch_size", batch_size),
-                      ("update_every", update_every), ("replay_size", replay_size),
-                      ("target_update_every", target_update_every)]:
-        if int(val) < 1:
-            raise ValueError(f"dqn: {name} must be >= 1, got {val}")
+    _check_arguments(config)
+    env = env_fn()
+    test_env = env_fn()
+    _check_spaces(env)
 
-    # Small networks and batches: one torch thread is faster (measured 15 s vs 286 s
-    # for the same 2000 steps on a busy 2-core machine) and makes runs reproducible.
-    torch.set_num_threads(1)
+    logger = EpochLogger(**logger_kwargs)
+    logger.save_config(config)
 
-    # Random seed
     torch.manual_seed(seed)
     np.random.seed(seed)
 
-    # Instantiate environment
-    env, test_env = env_fn(), env_fn()
-    _check_spaces(env)
-    obs_dim = env.observation_space.shape
-
-    # Create Q-network and target network   [DQN lines 1-2]
+    # [DQN lines 1-2] Q-network, its target copy, an empty buffer
     if dueling:
         ac_kwargs = dict(ac_kwargs, dueling=True)
     q_net = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
     q_targ = deepcopy(q_net)
-    for p in q_targ.parameters():  # the target network is only updated by copying
-        p.requires_grad = False
+    q_targ.requires_grad_(False)
     logger.log("\nNumber of parameters: \t q: %d\n" % core.count_vars(q_net))
-
-    # Experience buffer   [DQN line 1]
+    obs_shape = env.observation_space.shape
     if prioritized_replay:
-        replay = PrioritizedReplayBuffer(obs_dim, replay_size, gamma, n_step, per_alpha, per_eps)
+        replay = PrioritizedReplayBuffer(obs_shape, replay_size, gamma, n_step,
+                                         per_alpha, per_eps)
     else:
-        replay = ReplayBuffer(obs_dim, replay_size, gamma, n_step)
+        replay = ReplayBuffer(obs_shape, replay_size, gamma, n_step)
 
-    # Q-loss: mean over the batch of (importance weight *) l(Q(s,a) - y)   [DQN line 11]
-    def compute_loss_q(data):
-        q = q_net(data["obs"]).gather(1, data["act"].unsqueeze(1)).squeeze(1)
-        y = q_target(q_net, q_targ, data, double)
-        td = q - y
-        per_sample = F.smooth_l1_loss(q, y, reduction="none") if huber else td ** 2
-        if prioritized_replay:
-            per_sample = per_sample * data["weights"]
-        return per_sample.mean(), q.detach(), td.detach()
-
-    # fused=True: the same Adam update, one kernel per step instead of one per tensor
-    optimizer = Adam(q_net.parameters(), lr=lr, fused=True)
-
-    # Set up model saving
+    optimizer = Adam(q_net.parameters(), lr=lr)
     logger.setup_pytorch_saver(q_net, ac_kwargs=ac_kwargs)
-
     total_steps = steps_per_epoch * epochs
 
+    # ---- Losses ----
+    def loss_q(data):
+        """[DQN line 11] ``mean_i w_i l(Q(s_i, a_i) - y_i)``, ``l`` Huber or square,
+        ``w_i = 1`` without prioritized replay (Eq. 2 in Methods of Mnih et al. 2015;
+        weights: Algorithm 1 of arXiv:1511.05952). Also returns ``Q(s_i, a_i)`` and
+        the TD errors, detached."""
+        q = q_net(data["obs"]).gather(1, data["act"].unsqueeze(1)).squeeze(1)
+        y = q_target(q_net, q_targ, data, double)
+        td_error = q - y
+        if huber:
+            per_sample = F.smooth_l1_loss(q, y, reduction="none")
+        else:
+            per_sample = td_error ** 2
+        if prioritized_replay:
+            per_sample = per_sample * data["weights"]
+        return per_sample.mean(), q.detach(), td_error.detach()
+
+    # ---- Update ----
     def update(t):
-        # Sample a batch (PER: beta annealed linearly from per_beta to 1)   [DQN line 8]
+        """One gradient step at env step ``t`` (lines 8-13 of the pseudocode)."""
+        # [DQN line 8] prioritized replay: beta rises linearly from per_beta to 1
         if prioritized_replay:
             beta = per_beta + (1.0 - per_beta) * min(t / total_steps, 1.0)
             data = replay.sample_batch(batch_size, beta)
         else:
             data = replay.sample_batch(batch_size)
 
-        # One gradient descent step on the Q-loss   [DQN line 11]
+        # [DQN line 11]
         if anneal_lr:
             optimizer.param_groups[0]["lr"] = lr * (1.0 - t / total_steps)
         optimizer.zero_grad()
-        loss_q, q, td = compute_loss_q(data)
-        loss_q.backward()
+        loss, q, td_error = loss_q(data)
+        loss.backward()
         if max_grad_norm is not None:
             torch.nn.utils.clip_grad_norm_(q_net.parameters(), max_grad_norm)
         optimizer.step()
 
-        if prioritized_replay:  # [DQN line 12]
-            replay.update_priorities(data["idxs"], td.numpy())
-        if polyak is not None:  # soft target update   [DQN line 13]
-            with torch.no_grad():
-                for p, p_targ in zip(q_net.parameters(), q_targ.parameters()):
-                    p_targ.mul_(polyak).add_((1 - polyak) * p)
-        logger.store(LossQ=loss_q.item(), QVals=q.numpy())
+        if prioritized_replay:   # [DQN line 12]
+            replay.update_priorities(data["idxs"], td_error.numpy())
+        if polyak is not None:   # [DQN line 13], soft form
+            polyak_update(q_net, q_targ, polyak)
+        logger.store(LossQ=loss.item(), QVals=q.numpy())
 
-    def test_agent():
+    # ---- Acting (training and test episodes alike) ----
+    def epsilon_greedy(o, eps, action_space, uniform=False):
+        """[DQN line 4] A uniform action when ``uniform`` or with probability
+        ``eps``, else the greedy ``argmax_a Q(o, a)`` (``act`` runs without grad)."""
+        if uniform or np.random.rand() < eps:
+            return action_space.sample()
+        return q_net.act(torch.as_tensor(o, dtype=torch.float32)).item()
+
+    def run_test_episodes():
         for _ in range(num_test_episodes):
             o, _ = test_env.reset()
-            ret, length, done = 0.0, 0, False
-            while not done:
-                if np.random.rand() < eps_test:
-                    a = test_env.action_space.sample()
-                else:
-                    a = q_net.act(torch.as_tensor(o, dtype=torch.float32)).item()
+            ep_ret, ep_len, ended = 0.0, 0, False
+            while not ended:
+                a = epsilon_greedy(o, eps_test, test_env.action_space)
                 o, r, terminated, truncated, _ = test_env.step(a)
-                ret, length = ret + r, length + 1
-                done = terminated or truncated or length == max_ep_len
-            logger.store(TestEpRet=ret, TestEpLen=length)
+                ep_ret += r
+                ep_len += 1
+                ended = terminated or truncated or ep_len == max_ep_len
+            logger.store(TestEpRet=ep_ret, TestEpLen=ep_len)
 
-    # Prepare for interaction with environment
+    # ---- Main loop ----
     start_time = time.time()
     o, _ = env.reset(seed=seed)
     env.action_space.seed(seed)
     test_env.reset(seed=seed + 1)
     test_env.action_space.seed(seed + 1)
-    ep_ret, ep_len = 0, 0
+    ep_ret, ep_len = 0.0, 0
+    # Small networks, batches of 64: one thread is fastest (2000 steps took 15 s with
+    # one, 286 s with two, on a busy 2-core machine) and reproducible.
+    with torch_threads(1):
+        for t in range(total_steps):   # [DQN line 3]
+            # [DQN line 4] only uniform actions during the first start_steps steps
+            eps = linear_epsilon(t, eps_start, eps_end, eps_decay_steps)
+            a = epsilon_greedy(o, eps, env.action_space, uniform=t < start_steps)
 
-    # Main loop: collect experience in env and update/log each epoch   [DQN line 3]
-    for t in range(total_steps):
-        # Epsilon-greedy action (uniform random during the warm-up)   [DQN line 4]
-        eps = linear_epsilon(t, eps_start, eps_end, eps_decay_steps)
-        if t < start_steps or np.random.rand() < eps:
-            a = env.action_space.sample()
-        else:
-            a = q_net.act(torch.as_tensor(o, dtype=torch.float32)).item()
+            # [DQN line 5]
+            o2, r, terminated, truncated, _ = env.step(a)
+            ep_ret += r
+            ep_len += 1
+            episode_over = terminated or truncated or ep_len == max_ep_len
 
-        # Step the env   [DQN line 5]
-        o2, r, terminated, truncated, _ = env.step(a)
-        ep_ret += r
-        ep_len += 1
+            # [DQN line 6] d = terminated; `end` also marks truncations and cuts
+            replay.store(o, a, r, o2, terminated, episode_over)
+            o = o2
+            if episode_over:
+                logger.store(EpRet=ep_ret, EpLen=ep_len)
+                o, _ = env.reset()
+                ep_ret, ep_len = 0.0, 0
 
-        # Store the transition; only a true terminal state is "done" (DESIGN 3)   [DQN line 6]
-        timeout = truncated or ep_len == max_ep_len
-        replay.store(o, a, r, o2, terminated, terminated or timeout)
+            # [DQN line 7]
+            if t >= update_after and t % update_every == 0:
+                update(t)
 
-        # Super critical, easy to overlook step: make sure to update
-        # most recent observation!
-        o = o2
+            # [DQN line 13], hard form: a copy is a polyak step with polyak = 0
+            if polyak is None and (t + 1) % target_update_every == 0:
+                polyak_update(q_net, q_targ, 0.0)
 
-        # End of trajectory handling
-        if terminated or timeout:
-            logger.store(EpRet=ep_ret, EpLen=ep_len)
-            o, _ = env.reset()
-            ep_ret, ep_len = 0, 0
+            if (t + 1) % steps_per_epoch == 0:
+                epoch = (t + 1) // steps_per_epoch
+                if epoch % save_freq == 0 or epoch == epochs:
+                    logger.save_state({"env": env}, itr=None)
+                run_test_episodes()
 
-        # Update handling   [DQN line 7]
-        if t >= update_after and t % update_every == 0:
-            update(t)
-
-        # Hard target-network update   [DQN line 13]
-        if polyak is None and (t + 1) % target_update_every == 0:
-            q_targ.load_state_dict(q_net.state_dict())
-
-        # End of epoch handling
-        if (t + 1) % steps_per_epoch == 0:
-            epoch = (t + 1) // steps_per_epoch
-
-            # Save model
-            if (epoch % save_freq == 0) or (epoch == epochs):
-                logger.save_state({"env": env}, None)
-
-            # Test the performance of the greedy policy
-            test_agent()
-
-            # Log info about epoch
-            logger.log_tabular("Epoch", epoch)
-            logger.log_tabular("EpRet", with_min_and_max=True)
-            logger.log_tabular("TestEpRet", with_min_and_max=True)
-            logger.log_tabular("EpLen", average_only=True)
-            logger.log_tabular("TestEpLen", average_only=True)
-            logger.log_tabular("TotalEnvInteracts", t + 1)
-            logger.log_tabular("QVals", with_min_and_max=True)
-            logger.log_tabular("LossQ", average_only=True)
-            logger.log_tabular("Epsilon", eps)
-            logger.log_tabular("LR", optimizer.param_groups[0]["lr"])
-            logger.log_tabular("Time", time.time() - start_time)
-            logger.dump_tabular()
+                logger.log_tabular("Epoch", epoch)
+                logger.log_tabular("EpRet", with_min_and_max=True)
+                logger.log_tabular("TestEpRet", with_min_and_max=True)
+                logger.log_tabular("EpLen", average_only=True)
+                logger.log_tabular("TestEpLen", average_only=True)
+                logger.log_tabular("TotalEnvInteracts", t + 1)
+                logger.log_tabular("QVals", with_min_and_max=True)
+                logger.log_tabular("LossQ", average_only=True)
+                logger.log_tabular("Epsilon", eps)
+                logger.log_tabular("LR", optimizer.param_groups[0]["lr"])
+                logger.log_tabular("Time", time.time() - start_time)
+                logger.dump_tabular()
     env.close()
     test_env.close()
     return q_net
+
+
+# Allowed values: ints used as counts (must be int), thresholds (any real), ranges.
+_COUNTS = dict(steps_per_epoch=1, epochs=1, replay_size=1, batch_size=1, n_step=1,
+               num_test_episodes=0)
+_THRESHOLDS = dict(start_steps=0, update_after=0, update_every=1, target_update_every=1,
+                   eps_decay_steps=0, max_ep_len=1, save_freq=1)
+_RANGES = dict(gamma=(0, 1), eps_start=(0, 1), eps_end=(0, 1), eps_test=(0, 1),
+               per_alpha=(0, None), per_beta=(0, 1))
+
+
+def _check_arguments(args):
+    """Raise ``TypeError``/``ValueError`` for an argument ``dqn`` cannot use."""
+    def real(name, low, high=None, strict=False):
+        value = args[name]   # low <= value <= high, or low < value when strict
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"dqn: {name} must be a number, got {value!r}")
+        if value < low or (strict and value == low) or (high is not None and value > high):
+            allowed = f"{'>' if strict else '>='} {low}"
+            allowed += "" if high is None else f" and <= {high}"
+            raise ValueError(f"dqn: {name} must be {allowed}, got {value}")
+
+    for name, smallest in _COUNTS.items():
+        if isinstance(args[name], bool) or not isinstance(args[name], numbers.Integral):
+            raise TypeError(f"dqn: {name} must be an integer, got {args[name]!r}")
+        real(name, smallest)
+    for name, smallest in _THRESHOLDS.items():
+        real(name, smallest)
+    for name, (low, high) in _RANGES.items():
+        real(name, low, high)
+    real("lr", 0, strict=True)
+    real("per_eps", 0, strict=True)
+    if args["polyak"] is not None:
+        real("polyak", 0, 1)
+    if args["max_grad_norm"] is not None:
+        real("max_grad_norm", 0, strict=True)
 
 
 def _check_spaces(env):

@@ -1,59 +1,116 @@
-"""Soft Actor-Critic (SAC), Haarnoja et al. 2018, in the Spinning Up form (clipped
-double-Q, no separate value network), with optional automatic entropy tuning
-(Haarnoja et al. 2018b, "Soft Actor-Critic Algorithms and Applications").
+"""Soft Actor-Critic (SAC).
 
-Pseudocode lines (docs/algorithms/sac.rst) are referenced as ``[SAC line N]``.
+SAC is an off-policy actor-critic for continuous actions that maximises the return
+plus ``alpha`` times the entropy of its stochastic policy. Two Q-functions regress
+onto one soft Bellman target, built from the smaller of two target-network values and
+an action drawn fresh from the current policy; the policy, a tanh-squashed Gaussian,
+follows the gradient of that smaller Q-value through the reparameterisation trick.
+The temperature ``alpha`` is either fixed or adapted so that the policy's entropy
+stays near a target.
+
+Papers:
+    Haarnoja, Zhou, Abbeel and Levine 2018, "Soft Actor-Critic: Off-Policy Maximum
+    Entropy Deep Reinforcement Learning with a Stochastic Actor", arXiv:1801.01290:
+    the reparameterised policy objective (Eq. 11-12) and the log-likelihood of
+    tanh-squashed actions (Appendix C, in ``core.squashed_gaussian_log_prob``).
+
+    Haarnoja et al. 2018b, "Soft Actor-Critic Algorithms and Applications",
+    arXiv:1812.05905: the soft value with the temperature written out (Eq. 3) inside
+    the Q-function loss (Eq. 5), the policy loss (Eq. 7) and the temperature loss
+    ``J(alpha) = E[-alpha log pi(a|s) - alpha H_target]`` (Eq. 18). As on the docs
+    page, the value network of the first paper is replaced by the minimum of two
+    target Q-functions (clipped double-Q).
+
+Pseudocode (docs/algorithms/sac.rst)::
+
+     1: Input: initial policy parameters θ, Q-function parameters φ1, φ2, empty replay buffer D
+     2: Set target parameters equal to main parameters φ_targ,1 ← φ1, φ_targ,2 ← φ2
+     3: repeat
+     4:     Observe state s and select action a ~ π_θ(·|s)
+     5:     Execute a in the environment
+     6:     Observe next state s', reward r, and done signal d (d = terminated)
+     7:     Store (s, a, r, s', d) in replay buffer D
+     8:     If s' is terminal (or the episode was cut off), reset environment state
+     9:     if it's time to update then
+    10:         for j in range(however many updates) do
+    11:             Randomly sample a batch of transitions B = {(s, a, r, s', d)} from D
+    12:             Compute targets y(r, s', d) = r + γ (1 − d) (min_i Q_φtarg,i(s', ã') − α log π_θ(ã'|s')),
+                        ã' ~ π_θ(·|s')
+    13:             Update Q-functions by one step of gradient descent on
+                        ∇_φi 1/|B| Σ (Q_φi(s, a) − y(r, s', d))²   for i = 1, 2
+    14:             Update policy by one step of gradient ascent on
+                        ∇_θ 1/|B| Σ (min_i Q_φi(s, ã_θ(s)) − α log π_θ(ã_θ(s)|s))
+                    (alpha='auto': one step of gradient descent on J(α) w.r.t. log α)
+    15:             Update target networks: φ_targ,i ← ρ φ_targ,i + (1 − ρ) φi
+    16:         end for
+    17:     end if
+    18: until convergence
+
+Lines of code that carry out a step of this pseudocode are tagged ``[SAC line N]``.
 """
+import numbers
 import time
 from copy import deepcopy
 
 import numpy as np
 import torch
-from torch.optim import Adam
 
 import spinup.algos.sac.core as core
+from spinup.utils import torch_tools
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_tools import num_procs
+from spinup.utils.torch_tools import polyak_update, torch_threads
+
+# Adam, fused into one kernel per step where this torch supports that on the CPU
+# (2.4 and newer), the plain one elsewhere. A module attribute, so tests can spy on it.
+Adam = torch_tools.adam
 
 
 class ReplayBuffer:
-    """A FIFO experience replay buffer: preallocated float32 numpy arrays, uniform
-    sampling. ``done`` stores ``terminated`` only (a time-limit truncation is not a
-    terminal state, DESIGN 3)."""
+    """First-in first-out store of transitions ``(s, a, r, s', d)``.
+
+    The arrays are float32 and allocated once; when ``size`` transitions are stored,
+    each new one overwrites the oldest. ``done`` holds gymnasium's ``terminated``
+    only: an episode cut by a time limit still bootstraps from ``s'``
+    (docs/algorithms/sac.rst, "Learning Q").
+
+    Args:
+        obs_dim (tuple): shape of one observation.
+        act_dim (int or tuple): shape of one action.
+        size (int): capacity, in transitions.
+    """
 
     def __init__(self, obs_dim, act_dim, size):
-        self.obs_buf = np.zeros(core.combined_shape(size, obs_dim), dtype=np.float32)
-        self.obs2_buf = np.zeros(core.combined_shape(size, obs_dim), dtype=np.float32)
-        self.act_buf = np.zeros(core.combined_shape(size, act_dim), dtype=np.float32)
-        self.rew_buf = np.zeros(size, dtype=np.float32)
-        self.done_buf = np.zeros(size, dtype=np.float32)
-        self.ptr, self.size, self.max_size = 0, 0, size
+        obs_shape = core.combined_shape(size, obs_dim)
+        self.obs_buf = np.zeros(obs_shape, np.float32)
+        self.obs2_buf = np.zeros(obs_shape, np.float32)
+        self.act_buf = np.zeros(core.combined_shape(size, act_dim), np.float32)
+        self.rew_buf = np.zeros(size, np.float32)
+        self.done_buf = np.zeros(size, np.float32)
+        self.max_size = size
+        self.ptr = 0    # the slot the next transition goes to
+        self.size = 0   # number of slots in use
 
     def store(self, obs, act, rew, next_obs, done):
-        """Add one transition, overwriting the oldest once the buffer is full."""
-        self.obs_buf[self.ptr] = obs
-        self.obs2_buf[self.ptr] = next_obs
-        self.act_buf[self.ptr] = act
-        self.rew_buf[self.ptr] = rew
-        self.done_buf[self.ptr] = done
-        self.ptr = (self.ptr + 1) % self.max_size
+        """Write one transition into slot ``ptr`` and advance ``ptr`` (cyclically)."""
+        slot = self.ptr
+        self.obs_buf[slot], self.act_buf[slot], self.rew_buf[slot] = obs, act, rew
+        self.obs2_buf[slot], self.done_buf[slot] = next_obs, done
+        self.ptr = (slot + 1) % self.max_size
         self.size = min(self.size + 1, self.max_size)
 
     def sample_batch(self, batch_size=32):
-        """Uniformly sample ``batch_size`` stored transitions (with replacement) as a
-        dict of float32 tensors ``obs, obs2, act, rew, done``."""
-        idxs = np.random.randint(0, self.size, size=batch_size)
-        batch = dict(obs=self.obs_buf[idxs], obs2=self.obs2_buf[idxs], act=self.act_buf[idxs],
-                     rew=self.rew_buf[idxs], done=self.done_buf[idxs])
-        return {k: torch.from_numpy(v) for k, v in batch.items()}  # no copy
+        """Draw ``batch_size`` stored transitions uniformly, with replacement.
 
-
-def polyak_update(net, net_targ, polyak):
-    """``theta_targ <- polyak * theta_targ + (1 - polyak) * theta`` for every parameter,
-    in place and without building a graph."""
-    with torch.no_grad():
-        for p, p_targ in zip(net.parameters(), net_targ.parameters()):
-            p_targ.lerp_(p, 1 - polyak)  # = polyak * p_targ + (1 - polyak) * p
+        Returns:
+            dict: float32 tensors ``obs`` and ``obs2`` ``(batch, *obs_dim)``, ``act``
+            ``(batch, act_dim)``, ``rew`` and ``done`` ``(batch,)``, sharing memory
+            with freshly indexed numpy arrays (no second copy).
+        """
+        rows = np.random.randint(0, self.size, size=batch_size)
+        columns = dict(obs=self.obs_buf, obs2=self.obs2_buf, act=self.act_buf,
+                       rew=self.rew_buf, done=self.done_buf)
+        return {key: torch.from_numpy(column[rows]) for key, column in columns.items()}
 
 
 def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
@@ -61,369 +118,338 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         polyak=0.995, lr=1e-3, alpha=0.2, batch_size=100, start_steps=10000,
         update_after=1000, update_every=50, num_test_episodes=10, max_ep_len=1000,
         logger_kwargs=dict(), save_freq=1, target_entropy=None):
-    """
-    Soft Actor-Critic (SAC)
+    """Train a SAC agent and return its actor-critic.
 
     Args:
-        env_fn : A function which creates a copy of the environment.
-            The environment must satisfy the gymnasium API, with a flat ``Box``
+        env_fn (callable): builds a gymnasium environment; called twice (one copy
+            for training, one for test episodes). It needs a flat ``Box``
             observation space and a ``Box`` action space with finite bounds.
+        actor_critic (callable): ``actor_critic(observation_space, action_space,
+            **ac_kwargs)`` returns an ``nn.Module`` with the members below (the
+            default is ``core.MLPActorCritic``). Actions of ``pi``, ``q1`` and ``q2``
+            are in policy units, ``[-1, 1]^act_dim``.
 
-        actor_critic: The constructor method for a PyTorch Module with an ``act``
-            method, a ``pi`` module, a ``q1`` module, and a ``q2`` module, called as
-            ``actor_critic(env.observation_space, env.action_space, **ac_kwargs)``.
-            Actions passed to and returned by ``pi``, ``q1`` and ``q2`` are in the
-            policy's units, ``[-1, 1]^act_dim``. The ``act`` method and ``pi``
-            module should accept batches of observations as inputs, and ``q1``
-            and ``q2`` should accept a batch of observations and a batch of
-            actions as inputs. When called, ``act``, ``q1``, and ``q2`` should
-            return:
+            ===========================  =======================  ===============================
+            Member                       Shape                    Meaning
+            ===========================  =======================  ===============================
+            ``pi``                       ``a``: (batch, act_dim)  ``pi(obs, deterministic,
+                                         ``logp``: (batch,)       with_logprob)``: a reparam.
+                                                                  sample ``a`` in [-1, 1]
+                                                                  (``tanh(mu)`` if deterministic)
+                                                                  and ``log pi(a|s)`` (``None``
+                                                                  unless ``with_logprob``), both
+                                                                  differentiable
+            ``q1(obs, act)``             (batch,)                 one estimate of ``Q(s, a)``
+            ``q2(obs, act)``             (batch,)                 another estimate of ``Q(s, a)``
+            ``act_scale``, ``act_bias``  (act_dim,)               tensors: env action =
+                                                                  ``act_bias + act_scale * a``
+            ``act(obs, deterministic)``  (act_dim,)               numpy action in env units
+                                                                  (run by ``test_policy``)
+            ===========================  =======================  ===============================
 
-            ===========  ================  ======================================
-            Call         Output Shape      Description
-            ===========  ================  ======================================
-            ``act``      (batch, act_dim)  | Numpy array of actions for each
-                                           | observation, in env units (mapped
-                                           | to the action space's ``low`` /
-                                           | ``high``). ``act(obs, True)`` gives
-                                           | the mean action ``tanh(mu)``.
-            ``q1``       (batch,)          | Tensor containing one current estimate
-                                           | of Q* for the provided observations
-                                           | and actions. (Critical: make sure to
-                                           | flatten this!)
-            ``q2``       (batch,)          | Tensor containing the other current
-                                           | estimate of Q* for the provided
-                                           | observations and actions. (Critical:
-                                           | make sure to flatten this!)
-            ===========  ================  ======================================
-
-            Calling ``pi(obs, deterministic=False, with_logprob=True)`` should
-            return:
-
-            ===========  ================  ======================================
-            Symbol       Shape             Description
-            ===========  ================  ======================================
-            ``a``        (batch, act_dim)  | Tensor containing actions from policy
-                                           | given observations, in ``[-1, 1]``.
-            ``logp_pi``  (batch,)          | Tensor containing log probabilities of
-                                           | actions in ``a``. Importantly:
-                                           | gradients should be able to flow back
-                                           | into ``a``.
-            ===========  ================  ======================================
-
-        ac_kwargs (dict): Any kwargs appropriate for the ActorCritic object
-            you provided to SAC (``hidden_sizes``, ``activation``).
-
-        seed (int): Seed for random number generators.
-
-        steps_per_epoch (int): Number of steps of interaction (state-action pairs)
-            for the agent and the environment in each epoch.
-
-        epochs (int): Number of epochs to run and train agent.
-
-        replay_size (int): Maximum length of replay buffer.
-
-        gamma (float): Discount factor. (Always between 0 and 1.)
-
-        polyak (float): Interpolation factor in polyak averaging for target
-            networks. Target networks are updated towards main networks
-            according to :math:`\\theta_{\\text{targ}} \\leftarrow \\rho
-            \\theta_{\\text{targ}} + (1-\\rho) \\theta`, where :math:`\\rho` is
-            polyak. (Always between 0 and 1, usually close to 1.)
-
-        lr (float): Learning rate (used for both policy and value learning, and
-            for the temperature when it is tuned).
-
-        alpha (float or 'auto'): Entropy regularization coefficient. (Equivalent
-            to inverse of reward scale in the original SAC paper.) ``'auto'``
-            learns it (starting from 1) by gradient descent on
-            :math:`\\log\\alpha` so that the policy's entropy tracks
-            ``target_entropy`` (Haarnoja et al. 2018b).
-
-        batch_size (int): Minibatch size for SGD.
-
-        start_steps (int): Number of steps for uniform-random action selection,
-            before running real policy. Helps exploration.
-
-        update_after (int): Number of env interactions to collect before
-            starting to do gradient descent updates. Ensures replay buffer
-            is full enough for useful updates.
-
-        update_every (int): Number of env interactions that should elapse
-            between gradient descent updates. Note: Regardless of how long
-            you wait between updates, the ratio of env steps to gradient steps
-            is locked to 1.
-
-        num_test_episodes (int): Number of episodes to test the deterministic
-            (mean) policy at the end of each epoch.
-
-        max_ep_len (int): Maximum length of trajectory / episode / rollout.
-            Reaching it (or the env's own time limit) ends the episode, but the
-            last transition still bootstraps (it is not a terminal state).
-
-        logger_kwargs (dict): Keyword args for EpochLogger.
-
-        save_freq (int): How often (in terms of gap between epochs) to save
-            the current policy and value function.
-
-        target_entropy (float or None): Entropy target for the tuned temperature;
-            ``None`` means :math:`-\\text{act\\_dim}` (the paper's heuristic). Giving
-            a number turns tuning on even with a numeric ``alpha`` (then used as the
-            initial value).
+        ac_kwargs (dict): extra keyword arguments for ``actor_critic``
+            (``hidden_sizes``, ``activation``).
+        seed (int): seed of torch, numpy and the two environments.
+        steps_per_epoch (int): env steps per epoch (>= 1); one log row per epoch.
+        epochs (int): number of epochs (>= 1).
+        replay_size (int): replay capacity in transitions (>= 1); the default 1e6
+            keeps every transition of a 1M-step run.
+        gamma (float): discount, ``0 <= gamma <= 1``.
+        polyak (float): ``rho`` of the target update ``phi_targ <- rho phi_targ +
+            (1 - rho) phi``, ``0 <= polyak <= 1``; 0.995 lets a target network
+            follow its Q-network over a few hundred updates.
+        lr (float): Adam step size (> 0) of the policy, the Q-functions and
+            ``log alpha``.
+        alpha (float or 'auto'): entropy temperature, >= 0 (0.2 as in Spinning Up;
+            it plays the role of an inverse reward scale). ``'auto'`` learns
+            ``log alpha`` (starting from ``alpha = 1``) so that the policy's entropy
+            tracks ``target_entropy`` (Eq. 18 of arXiv:1812.05905).
+        batch_size (int): transitions per gradient step (>= 1).
+        start_steps (int): env steps with actions drawn uniformly from the action
+            box before the policy acts (>= 0); it fills the buffer with diverse data.
+        update_after (int): env steps collected before the first update (>= 0).
+        update_every (int): env steps between two blocks of updates (>= 1); each
+            block has ``update_every`` updates, so there is one update per env step
+            on average, whatever its value.
+        num_test_episodes (int): episodes with the mean action ``tanh(mu)`` at the
+            end of each epoch (>= 0).
+        max_ep_len (int): cut episodes after this many steps (>= 1). The cut is not a
+            terminal state: the stored ``d`` stays 0.
+        logger_kwargs (dict): keyword arguments for ``EpochLogger``.
+        save_freq (int): save the actor-critic every ``save_freq`` epochs (>= 1), and
+            after the last one.
+        target_entropy (float or None): entropy target ``H_target`` of the learned
+            temperature, in policy units; ``None`` means ``-act_dim``, the papers'
+            heuristic. A number turns learning on even when ``alpha`` is a number
+            (then the initial temperature, > 0).
 
     Returns:
-        The trained actor-critic module.
+        nn.Module: the trained actor-critic.
 
     Raises:
-        ValueError: unsupported spaces, bad arguments, or more than one MPI process.
+        TypeError: a count argument that is not an integer, or a number that is not
+            a real number.
+        ValueError: an argument out of its range, ``alpha`` neither a number nor
+            ``'auto'``, an unsupported observation or action space (``Discrete``
+            actions: use dqn), or more than one MPI process.
+
+    Source:
+        Haarnoja et al. 2018, arXiv:1801.01290, and 2018b, arXiv:1812.05905;
+        docs/algorithms/sac.rst.
     """
+    config = dict(locals())
+
+    # ---- Setup: arguments and spaces first, then the logger ----
     if num_procs() > 1:
-        raise ValueError("sac: SAC cannot use MPI (it does not average gradients over "
-                         "processes); run it with one process (no --cpu / num_cpu=1)")
-    auto_alpha = alpha == "auto" or target_entropy is not None
-    if not auto_alpha and not isinstance(alpha, (int, float)):
-        raise ValueError(f"sac: alpha must be a number or 'auto', got {alpha!r}")
+        raise ValueError("sac: SAC cannot use MPI (its updates are not averaged over "
+                         "processes); run it as one process (no --cpu, or num_cpu=1)")
+    learn_alpha = _check_arguments(config)
+    env = env_fn()
+    test_env = env_fn()
+    _check_spaces(env)
+    observation_space, action_space = env.observation_space, env.action_space
+    (act_dim,) = action_space.shape
 
     logger = EpochLogger(**logger_kwargs)
-    logger.save_config(locals())
-
-    # Batch-100 updates of small MLPs are fastest on one thread: extra threads cost
-    # more in synchronisation than they gain (over 10x slower on a busy machine).
-    # The previous setting is restored before returning.
-    saved_num_threads = torch.get_num_threads()
-    torch.set_num_threads(1)
+    logger.save_config(config)
 
     torch.manual_seed(seed)
     np.random.seed(seed)
 
-    env, test_env = env_fn(), env_fn()
-    _check_spaces(env, "sac")
-    obs_dim = env.observation_space.shape
-    act_dim = env.action_space.shape[0]
+    # [SAC line 1] actor-critic and an empty replay buffer
+    ac = actor_critic(observation_space, action_space, **ac_kwargs)
+    # [SAC line 2] targets start as copies; only polyak_update moves them
+    ac_targ = deepcopy(ac)
+    ac_targ.requires_grad_(False)
+    replay_buffer = ReplayBuffer(observation_space.shape, act_dim, replay_size)
+    n_params = [core.count_vars(net) for net in (ac.pi, ac.q1, ac.q2)]
+    logger.log("\nNumber of parameters: \t pi: %d, \t q1: %d, \t q2: %d\n" % tuple(n_params))
 
-    # Create actor-critic module and target networks   [SAC line 1]
-    ac = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
-    ac_targ = deepcopy(ac)   # [SAC line 2: theta_targ,i <- theta_i]
-    # Freeze target networks with respect to optimizers (only update via polyak averaging)
-    for p in ac_targ.parameters():
-        p.requires_grad = False
-
-    # List (not a one-shot iterator) of parameters for both Q-networks, so the freeze
-    # in update() really applies to them (DESIGN 9).
-    q_params = list(ac.q1.parameters()) + list(ac.q2.parameters())
-
-    # Experience buffer   [SAC line 1: empty replay buffer D]
-    replay_buffer = ReplayBuffer(obs_dim=obs_dim, act_dim=act_dim, size=replay_size)
-
-    var_counts = tuple(core.count_vars(module) for module in [ac.pi, ac.q1, ac.q2])
-    logger.log("\nNumber of parameters: \t pi: %d, \t q1: %d, \t q2: %d\n" % var_counts)
-
-    # Temperature: fixed alpha, or alpha = exp(log_alpha) learned
-    if auto_alpha:
+    # Temperature: a constant, or exp(log_alpha) with log_alpha learned.
+    if learn_alpha:
         if target_entropy is None:
             target_entropy = -float(act_dim)
-        init_alpha = 1.0 if alpha == "auto" else float(alpha)
-        log_alpha = torch.tensor(np.log(init_alpha), dtype=torch.float32, requires_grad=True)
+        alpha_0 = 1.0 if alpha == "auto" else float(alpha)
+        log_alpha = torch.tensor(np.log(alpha_0), dtype=torch.float32, requires_grad=True)
         alpha = log_alpha.exp().item()
 
-    # Set up function for computing SAC Q-losses
-    def compute_loss_q(data):
-        o, a, r, o2, d = data["obs"], data["act"], data["rew"], data["obs2"], data["done"]
+    # Both Q-functions share one optimizer; a list (not a one-shot iterator) also
+    # serves the freeze in update().
+    q_params = list(ac.q1.parameters()) + list(ac.q2.parameters())
+    pi_optimizer = Adam(ac.pi.parameters(), lr=lr)
+    q_optimizer = Adam(q_params, lr=lr)
+    # One scalar gains nothing from the fused kernel; the plain Adam also keeps the
+    # learned-alpha runs of earlier versions bit for bit.
+    alpha_optimizer = Adam([log_alpha], lr=lr, fused=False) if learn_alpha else None
 
-        q1 = ac.q1(o, a)
-        q2 = ac.q2(o, a)
-
-        # Bellman backup for Q functions   [SAC line 12]
-        with torch.no_grad():
-            # Target actions come from *current* policy   [SAC line 12: a~' ~ pi(.|s')]
-            a2, logp_a2 = ac.pi(o2)
-
-            # Target Q-values: clipped double-Q minus the entropy term
-            q1_pi_targ = ac_targ.q1(o2, a2)
-            q2_pi_targ = ac_targ.q2(o2, a2)
-            q_pi_targ = torch.min(q1_pi_targ, q2_pi_targ)
-            backup = r + gamma * (1 - d) * (q_pi_targ - alpha * logp_a2)
-
-        # MSE loss against Bellman backup   [SAC line 13]
-        loss_q1 = ((q1 - backup) ** 2).mean()
-        loss_q2 = ((q2 - backup) ** 2).mean()
-        loss_q = loss_q1 + loss_q2
-
-        # Useful info for logging
-        q_info = dict(Q1Vals=q1.detach().numpy(), Q2Vals=q2.detach().numpy())
-        return loss_q, q_info
-
-    # Set up function for computing SAC pi loss   [SAC line 14]
-    def compute_loss_pi(data):
-        o = data["obs"]
-        pi, logp_pi = ac.pi(o)
-        q1_pi = ac.q1(o, pi)
-        q2_pi = ac.q2(o, pi)
-        q_pi = torch.min(q1_pi, q2_pi)
-
-        # Entropy-regularized policy loss
-        loss_pi = (alpha * logp_pi - q_pi).mean()
-
-        # Useful info for logging
-        pi_info = dict(LogPi=logp_pi.detach().numpy())
-        return loss_pi, logp_pi.detach(), pi_info
-
-    # Set up optimizers for policy, q-functions (and temperature)
-    # (fused=True: the same Adam update, one kernel per step instead of one per tensor)
-    pi_optimizer = Adam(ac.pi.parameters(), lr=lr, fused=True)
-    q_optimizer = Adam(q_params, lr=lr, fused=True)
-    if auto_alpha:
-        alpha_optimizer = Adam([log_alpha], lr=lr)
-
-    # Set up model saving
     logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
 
+    # ---- Losses ----
+    def loss_q(data):
+        """[SAC lines 12-13] Squared error of both Q-functions against the target
+        ``y = r + gamma (1 - d) (min_j Q_targ,j(s', a') - alpha log pi(a'|s'))`` with
+        ``a' ~ pi(.|s')`` sampled now (Eq. 3 and 5 of arXiv:1812.05905, without the
+        factor 1/2 and with the clipped double-Q minimum)."""
+        obs, act, obs2 = data["obs"], data["act"], data["obs2"]
+        q1 = ac.q1(obs, act)
+        q2 = ac.q2(obs, act)
+        with torch.no_grad():
+            act2, logp_act2 = ac.pi(obs2)
+            q_next = torch.min(ac_targ.q1(obs2, act2), ac_targ.q2(obs2, act2))
+            soft_value = q_next - alpha * logp_act2
+            y = data["rew"] + gamma * (1 - data["done"]) * soft_value
+        loss = ((q1 - y) ** 2).mean() + ((q2 - y) ** 2).mean()
+        return loss, dict(Q1Vals=q1.detach().numpy(), Q2Vals=q2.detach().numpy())
+
+    def loss_pi(data):
+        """[SAC line 14] ``mean(alpha log pi(a|s) - min_j Q_j(s, a))`` over the batch,
+        ``a`` a reparameterised sample (Eq. 7 of arXiv:1812.05905; Eq. 12 of
+        arXiv:1801.01290). Also returns ``log pi``, detached, for the temperature."""
+        obs = data["obs"]
+        act, logp = ac.pi(obs)
+        q_min = torch.min(ac.q1(obs, act), ac.q2(obs, act))
+        return (alpha * logp - q_min).mean(), logp.detach()
+
+    def loss_alpha(logp):
+        """[SAC line 14, alpha='auto'] ``J(alpha) = mean(-alpha (log pi + H_target))``
+        as a function of ``log alpha`` (Eq. 18 of arXiv:1812.05905): alpha grows
+        while the entropy ``-log pi`` is below the target and shrinks above it."""
+        return -(log_alpha.exp() * (logp + target_entropy)).mean()
+
+    # ---- Update ----
     def update(data):
+        """One gradient step on each loss, then the target networks."""
         nonlocal alpha
-        # First run one gradient descent step for Q1 and Q2   [SAC line 13]
+        # [SAC line 13]
         q_optimizer.zero_grad()
-        loss_q, q_info = compute_loss_q(data)
-        loss_q.backward()
+        loss, q_info = loss_q(data)
+        loss.backward()
         q_optimizer.step()
+        logger.store(LossQ=loss.item(), **q_info)
 
-        # Record things
-        logger.store(LossQ=loss_q.item(), **q_info)
-
-        # Freeze Q-networks so you don't waste computational effort
-        # computing gradients for them during the policy learning step.
+        # [SAC line 14] the policy's loss reaches the Q-functions' parameters too;
+        # with them frozen its backward pass skips their gradients.
         for p in q_params:
             p.requires_grad = False
-
-        # Next run one gradient descent step for pi.   [SAC line 14]
         pi_optimizer.zero_grad()
-        loss_pi, logp_pi, pi_info = compute_loss_pi(data)
-        loss_pi.backward()
+        loss, logp = loss_pi(data)
+        loss.backward()
         pi_optimizer.step()
-
-        # Unfreeze Q-networks so you can optimize it at next step.
         for p in q_params:
             p.requires_grad = True
+        logger.store(LossPi=loss.item(), LogPi=logp.numpy())
 
-        # Record things
-        logger.store(LossPi=loss_pi.item(), **pi_info)
-
-        # Temperature step: minimize E[-alpha * (log pi(a|s) + target_entropy)]
-        if auto_alpha:
+        if learn_alpha:
             alpha_optimizer.zero_grad()
-            loss_alpha = -(log_alpha.exp() * (logp_pi + target_entropy)).mean()
-            loss_alpha.backward()
+            loss_alpha(logp).backward()
             alpha_optimizer.step()
             alpha = log_alpha.exp().item()
 
-        # Finally, update target networks by polyak averaging.   [SAC line 15]
-        # (SAC has no target policy: only the Q-functions have targets.)
+        # [SAC line 15] SAC has no target policy: only the Q-functions have targets.
         polyak_update(ac.q1, ac_targ.q1, polyak)
         polyak_update(ac.q2, ac_targ.q2, polyak)
 
-    def get_action(o, deterministic=False):
-        a, _ = ac.pi(torch.as_tensor(o, dtype=torch.float32), deterministic, False)
+    # ---- Acting (training and test episodes alike) ----
+    act_scale, act_bias = ac.act_scale.numpy(), ac.act_bias.numpy()
+    low, high = action_space.low, action_space.high
+
+    def policy_action(o, deterministic=False):
+        """[SAC line 4] ``a ~ pi(.|s)`` (or ``tanh(mu)``) in policy units, numpy."""
+        with torch.no_grad():
+            a, _ = ac.pi(torch.as_tensor(o, dtype=torch.float32), deterministic, False)
         return a.numpy()
 
-    def test_agent():
-        for j in range(num_test_episodes):
+    def to_env_units(a):
+        """``[-1, 1]^act_dim`` -> ``[low, high]``: the map of ``ac.act``, then a clip
+        (np.minimum/np.maximum: np.clip's result at a fraction of its overhead)."""
+        return np.minimum(np.maximum(act_bias + act_scale * a, low), high)
+
+    def run_test_episodes():
+        for _ in range(num_test_episodes):
             o, _ = test_env.reset()
-            done, ep_ret, ep_len = False, 0, 0
-            while not (done or (ep_len == max_ep_len)):
-                # Take deterministic actions (the mean action) at test time
-                o, r, terminated, truncated, _ = test_env.step(
-                    ac.act(torch.as_tensor(o, dtype=torch.float32), deterministic=True))
-                done = terminated or truncated
+            ep_ret, ep_len, ended = 0.0, 0, False
+            while not ended:
+                a = policy_action(o, deterministic=True)
+                o, r, terminated, truncated, _ = test_env.step(to_env_units(a))
                 ep_ret += r
                 ep_len += 1
+                ended = terminated or truncated or ep_len == max_ep_len
             logger.store(TestEpRet=ep_ret, TestEpLen=ep_len)
 
-    # Prepare for interaction with environment
-    total_steps = steps_per_epoch * epochs
+    # ---- Main loop ----
     start_time = time.time()
     o, _ = env.reset(seed=seed)
     env.action_space.seed(seed)
     test_env.reset(seed=seed + 1)
     test_env.action_space.seed(seed + 1)
-    ep_ret, ep_len = 0, 0
-    act_scale, act_bias = ac.act_scale.numpy(), ac.act_bias.numpy()  # [-1,1] -> [low,high]
-
-    # Main loop: collect experience in env and update/log each epoch   [SAC line 3]
-    for t in range(total_steps):
-
-        # Until start_steps have elapsed, randomly sample actions uniformly over the
-        # action box. Afterwards, use the learned policy.   [SAC line 4]
-        with torch.no_grad():
-            if t >= start_steps:
-                a = get_action(o)
-            else:
+    ep_ret, ep_len = 0.0, 0
+    # Batches of ~100 through small MLPs: one thread is fastest (extra threads cost
+    # more in synchronisation than they save) and keeps a seed's numbers reproducible.
+    with torch_threads(1):
+        for t in range(steps_per_epoch * epochs):   # [SAC line 3]
+            # [SAC line 4] uniform over the box while t < start_steps, then the policy
+            if t < start_steps:
                 a = np.random.uniform(-1.0, 1.0, size=act_dim).astype(np.float32)
+            else:
+                a = policy_action(o)
 
-        # Step the env   [SAC line 5]
-        o2, r, terminated, truncated, _ = env.step(act_bias + act_scale * a)
-        ep_ret += r
-        ep_len += 1
+            # [SAC lines 5-7] only `terminated` is stored as d = 1
+            o2, r, terminated, truncated, _ = env.step(to_env_units(a))
+            ep_ret += r
+            ep_len += 1
+            replay_buffer.store(o, a, r, o2, float(terminated))
+            o = o2
 
-        # Store experience to replay buffer. Only a true terminal state stops the
-        # bootstrap: truncation and max_ep_len store done=False (DESIGN 3).   [SAC line 7]
-        replay_buffer.store(o, a, r, o2, float(terminated))
+            # [SAC line 8]
+            if terminated or truncated or ep_len == max_ep_len:
+                logger.store(EpRet=ep_ret, EpLen=ep_len)
+                o, _ = env.reset()
+                ep_ret, ep_len = 0.0, 0
 
-        # Super critical, easy to overlook step: make sure to update
-        # most recent observation!
-        o = o2
+            # [SAC lines 9-11] every update_every steps, as many updates as steps
+            if t >= update_after and t % update_every == 0:
+                for _ in range(update_every):
+                    update(replay_buffer.sample_batch(batch_size))
 
-        # End of trajectory handling   [SAC line 8]
-        if terminated or truncated or ep_len == max_ep_len:
-            logger.store(EpRet=ep_ret, EpLen=ep_len)
-            o, _ = env.reset()
-            ep_ret, ep_len = 0, 0
+            if (t + 1) % steps_per_epoch == 0:
+                epoch = (t + 1) // steps_per_epoch
+                if epoch % save_freq == 0 or epoch == epochs:
+                    logger.save_state({"env": env}, itr=None)
+                run_test_episodes()
 
-        # Update handling   [SAC lines 9-11]
-        if t >= update_after and t % update_every == 0:
-            for j in range(update_every):
-                batch = replay_buffer.sample_batch(batch_size)
-                update(data=batch)
-
-        # End of epoch handling
-        if (t + 1) % steps_per_epoch == 0:
-            epoch = (t + 1) // steps_per_epoch
-
-            # Save model
-            if (epoch % save_freq == 0) or (epoch == epochs):
-                logger.save_state({"env": env}, None)
-
-            # Test the performance of the deterministic version of the agent.
-            test_agent()
-
-            # Log info about epoch
-            logger.log_tabular("Epoch", epoch)
-            logger.log_tabular("EpRet", with_min_and_max=True)
-            logger.log_tabular("TestEpRet", with_min_and_max=True)
-            logger.log_tabular("EpLen", average_only=True)
-            logger.log_tabular("TestEpLen", average_only=True)
-            logger.log_tabular("TotalEnvInteracts", t + 1)
-            logger.log_tabular("Q1Vals", with_min_and_max=True)
-            logger.log_tabular("Q2Vals", with_min_and_max=True)
-            logger.log_tabular("LogPi", with_min_and_max=True)
-            logger.log_tabular("LossPi", average_only=True)
-            logger.log_tabular("LossQ", average_only=True)
-            logger.log_tabular("Alpha", alpha)
-            logger.log_tabular("Time", time.time() - start_time)
-            logger.dump_tabular()
+                logger.log_tabular("Epoch", epoch)
+                logger.log_tabular("EpRet", with_min_and_max=True)
+                logger.log_tabular("TestEpRet", with_min_and_max=True)
+                logger.log_tabular("EpLen", average_only=True)
+                logger.log_tabular("TestEpLen", average_only=True)
+                logger.log_tabular("TotalEnvInteracts", t + 1)
+                logger.log_tabular("Q1Vals", with_min_and_max=True)
+                logger.log_tabular("Q2Vals", with_min_and_max=True)
+                logger.log_tabular("LogPi", with_min_and_max=True)
+                logger.log_tabular("LossPi", average_only=True)
+                logger.log_tabular("LossQ", average_only=True)
+                logger.log_tabular("Alpha", alpha)
+                logger.log_tabular("Time", time.time() - start_time)
+                logger.dump_tabular()
     env.close()
     test_env.close()
-    torch.set_num_threads(saved_num_threads)
     return ac
 
 
-def _check_spaces(env, name):
+# Integer arguments -> smallest allowed value. The first group is used as a count
+# (range, array size) and must be an int; the second only in comparisons.
+_COUNTS = dict(steps_per_epoch=1, epochs=1, replay_size=1, batch_size=1, update_every=1,
+               num_test_episodes=0)
+_THRESHOLDS = dict(start_steps=0, update_after=0, max_ep_len=1, save_freq=1)
+
+
+def _check_arguments(args):
+    """Check ``sac``'s arguments; return whether the temperature is learned.
+
+    Raises:
+        TypeError, ValueError: as listed in ``sac``'s docstring.
+    """
+    def real(name, low, high=None, strict=False):
+        """``low <= value <= high`` (``low < value`` when ``strict``)."""
+        value = args[name]
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"sac: {name} must be a number, got {value!r}")
+        if value < low or (strict and value == low) or (high is not None and value > high):
+            allowed = f"{'>' if strict else '>='} {low}"
+            allowed += "" if high is None else f" and <= {high}"
+            raise ValueError(f"sac: {name} must be {allowed}, got {value}")
+
+    for name, smallest in _COUNTS.items():
+        if isinstance(args[name], bool) or not isinstance(args[name], numbers.Integral):
+            raise TypeError(f"sac: {name} must be an integer, got {args[name]!r}")
+        real(name, smallest)
+    for name, smallest in _THRESHOLDS.items():
+        real(name, smallest)
+    real("gamma", 0, 1)
+    real("polyak", 0, 1)
+    real("lr", 0, strict=True)
+
+    alpha, target_entropy = args["alpha"], args["target_entropy"]
+    learn_alpha = alpha == "auto" or target_entropy is not None
+    if alpha != "auto":
+        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+            raise ValueError(f"sac: alpha must be a number or 'auto', got {alpha!r}")
+        # a learned temperature starts from log(alpha): it needs alpha > 0
+        real("alpha", 0, strict=learn_alpha)
+    if target_entropy is not None:
+        real("target_entropy", -np.inf)
+    return learn_alpha
+
+
+def _check_spaces(env):
     """SAC needs a flat Box observation space and a bounded Box action space."""
     obs_space, act_space = env.observation_space, env.action_space
     if type(obs_space).__name__ != "Box" or len(obs_space.shape) != 1:
-        raise ValueError(f"{name}: observation space {obs_space} is not supported; it needs a "
+        raise ValueError(f"sac: observation space {obs_space} is not supported; it needs a "
                          "flat Box (wrap the env in gymnasium.wrappers.FlattenObservation)")
     if type(act_space).__name__ != "Box" or len(act_space.shape) != 1:
-        raise ValueError(f"{name}: action space {act_space} is not supported; {name.upper()} "
-                         "needs a continuous (Box) action space (for Discrete actions use dqn)")
+        raise ValueError(f"sac: action space {act_space} is not supported; SAC needs a "
+                         "continuous (Box) action space (for Discrete actions use dqn)")
     if not (np.all(np.isfinite(act_space.low)) and np.all(np.isfinite(act_space.high))):
-        raise ValueError(f"{name}: action space {act_space} has infinite bounds; "
-                         f"{name.upper()} needs finite low/high to scale its tanh policy")
+        raise ValueError(f"sac: action space {act_space} has infinite bounds; SAC needs "
+                         "finite low/high to scale its tanh policy")
