@@ -1,0 +1,397 @@
+"""Checking an algorithm's arguments and its env's spaces before anything runs.
+
+Each algorithm module declares what it accepts in two dicts right above its
+function::
+
+    ARG_RULES = dict(BASIC_RULES, epochs=positive_int, gamma=in_range(0, 1), ...)
+    SPACES = dict(obs=FLAT_BOX, act=(BOX, DISCRETE))
+
+and its function starts with ``config = dict(locals())`` and
+``check_args("ppo", ppo, config)``, then calls ``check_spaces("ppo", env,
+**SPACES)`` once it has made the env, before the logger creates any file. The
+command line calls :func:`check_cli` for every experiment of a grid in the
+parent process, so a bad value stops the whole grid before the first launch.
+
+Every failed check raises one exception whose message is one line::
+
+    <algo>: <name>=<value!r> is not allowed: <what is allowed>
+
+``TypeError`` when the value is of the wrong kind (``hidden_sizes=64``,
+``activation='relu'``, ``pi_lr='fast'``); ``ValueError`` when its kind is
+right but the value is not (``epochs=0``, ``gamma=1.5``), or when the env's
+spaces are not supported. The command line prints that same line.
+
+This module imports only the standard library at import time; torch and
+gymnasium are imported by the checks that need them.
+"""
+import inspect
+import math
+import numbers
+
+from spinup.utils import mpi_tools
+
+
+def _message(algo, name, value, allowed):
+    return f"{algo}: {name}={value!r} is not allowed: {allowed}"
+
+
+class _Context:
+    """What a rule may look at besides its own value.
+
+    Attributes:
+        config (dict): every argument of the call, defaults filled in.
+        procs (int): number of MPI processes the run has (or will have).
+        default_model (bool): ``actor_critic`` is the function's default class,
+            so ``ac_kwargs`` are known to be ``hidden_sizes``/``activation``.
+    """
+
+    def __init__(self, config, procs, default_model):
+        self.config, self.procs, self.default_model = config, procs, default_model
+
+
+# ---- Rules ----
+
+class Rule:
+    """The allowed values of one argument.
+
+    Args:
+        allowed (str or callable): the allowed values in words; ``{name}`` is
+            replaced by the argument's name. A callable gets ``(name, ctx)`` and
+            returns the words (for rules that depend on other arguments).
+        kind (callable): ``value -> bool``; False raises ``TypeError``.
+        within (callable or None): ``(value, ctx) -> bool``, asked only for a
+            value of the right kind; False raises ``ValueError``.
+        late (bool): the rule reads other arguments, so it runs after the
+            rules that check those.
+    """
+
+    def __init__(self, allowed, kind, within=None, late=False):
+        self.allowed, self.kind, self.within, self.late = allowed, kind, within, late
+
+    def describe(self, name, ctx=None):
+        """The allowed values in words, for argument ``name``."""
+        if callable(self.allowed):
+            return self.allowed(name, ctx)
+        return self.allowed.replace("{name}", name)
+
+    def check(self, algo, name, value, ctx):
+        """Raise TypeError/ValueError (one line, see the module docstring) unless
+        ``value`` is allowed for argument ``name`` of ``algo``."""
+        if not self.kind(value):
+            raise TypeError(_message(algo, name, value, self.describe(name, ctx)))
+        if self.within is not None and not self.within(value, ctx):
+            raise ValueError(_message(algo, name, value, self.describe(name, ctx)))
+
+
+def _is_int(value):
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _is_number(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def int_at_least(low):
+    """An int (not a bool) that is ``>= low``."""
+    return Rule(f"an int with {{name}} >= {low}", _is_int, lambda v, ctx: v >= low)
+
+
+#: An int >= 1: sizes, counts of steps, epochs and iterations.
+positive_int = int_at_least(1)
+#: An int >= 0: counts that may be zero (``start_steps``, ``num_test_episodes``).
+nonneg_int = int_at_least(0)
+#: Any int.
+any_int = Rule("an int", _is_int)
+
+
+def in_range(low=None, high=None, low_open=False, high_open=False):
+    """A real number (not a bool) between ``low`` and ``high``.
+
+    Args:
+        low, high: the bounds; ``None`` leaves that side unbounded, but the
+            number must still be finite.
+        low_open, high_open: exclude the bound itself (``<`` instead of ``<=``).
+
+    NaN fails every comparison, so it is always refused.
+    """
+    def within(v, ctx):
+        above = low is None or (v > low if low_open else v >= low)
+        below = v < high if high_open else v <= high if high is not None else True
+        return above and below and math.isfinite(v)
+
+    below_words = "" if high is None else f" {'<' if high_open else '<='} {high}"
+    if low is None:
+        words = f"a finite number with {{name}}{below_words}"
+    elif high is None:
+        words = f"a finite number with {{name}} {'>' if low_open else '>='} {low}"
+    else:
+        words = f"a number with {low} {'<' if low_open else '<='} {{name}}{below_words}"
+    return Rule(words, _is_number, within)
+
+
+#: A finite number > 0: learning rates, KL and step sizes.
+positive = in_range(0, low_open=True)
+#: A finite number >= 0: coefficients that may be switched off with 0.
+nonneg = in_range(0)
+#: A number in [0, 1]: discount factors, polyak, probabilities.
+unit_interval = in_range(0, 1)
+
+
+def optional(rule):
+    """``None``, or a value that ``rule`` allows."""
+    return Rule(lambda name, ctx: "None or " + rule.describe(name, ctx),
+                lambda v: v is None or rule.kind(v),
+                lambda v, ctx: v is None or rule.within is None or rule.within(v, ctx),
+                late=rule.late)
+
+
+def one_of(*choices):
+    """One of the given strings (or ``None`` if it is among them)."""
+    words = "one of " + ", ".join(repr(c) for c in choices)
+    return Rule(words, lambda v: isinstance(v, str) or (v is None and None in choices),
+                lambda v, ctx: v in choices)
+
+
+#: True or False.
+boolean = Rule("True or False", lambda v: isinstance(v, bool))
+#: A callable, e.g. ``env_fn`` or ``actor_critic``.
+is_callable = Rule("a callable", callable)
+#: A dict, e.g. ``logger_kwargs``.
+a_dict = Rule("a dict", lambda v: isinstance(v, dict))
+
+#: ``hidden_sizes`` of an MLP: a list or tuple of ints >= 1 (empty: no hidden layer).
+hidden_sizes = Rule("a list or tuple of ints >= 1, e.g. [64, 64]",
+                    lambda v: isinstance(v, (list, tuple)) and all(map(_is_int, v)),
+                    lambda v, ctx: all(size >= 1 for size in v))
+
+
+def _is_module_class(value):
+    import torch
+    return isinstance(value, type) and issubclass(value, torch.nn.Module)
+
+
+#: ``activation``: a ``torch.nn.Module`` subclass (the class, not an instance).
+activation = Rule("a torch.nn.Module subclass, e.g. torch.nn.ReLU", _is_module_class)
+
+
+class _ModelKwargs(Rule):
+    """``ac_kwargs``: a dict; with the default actor-critic its ``hidden_sizes``
+    and ``activation`` entries (when given) must satisfy their rules."""
+
+    def __init__(self):
+        super().__init__("a dict", lambda v: isinstance(v, dict))
+
+    def check(self, algo, name, value, ctx):
+        super().check(algo, name, value, ctx)
+        if not ctx.default_model:
+            return  # a user's class: its own keyword arguments are its business
+        for key, rule in (("hidden_sizes", hidden_sizes), ("activation", activation)):
+            if key in value:
+                rule.check(algo, f"{name}[{key!r}]", value[key], ctx)
+
+
+#: ``ac_kwargs`` of the default MLP actor-critic.
+mlp_ac_kwargs = _ModelKwargs()
+
+
+def steps_over_procs(block=None):
+    """``steps_per_epoch``: an int >= 1 that splits evenly over the MPI processes,
+    and, with ``block`` (the name of another argument, e.g. ``'n_steps'``), into
+    whole rollouts of that many steps on every process."""
+    def factor(ctx):
+        each = ctx.config[block] if block else 1
+        return ctx.procs * (each if _is_int(each) and each >= 1 else 1)
+
+    def words(name, ctx):
+        procs = "the number of MPI processes" + ("" if ctx is None else f" ({ctx.procs})")
+        if block:
+            each = "" if ctx is None else f" ({ctx.config[block]!r})"
+            return f"an int >= 1 that is a multiple of {block}{each} times {procs}"
+        return f"an int >= 1 that is a multiple of {procs}"
+
+    return Rule(words, _is_int, lambda v, ctx: v >= 1 and v % factor(ctx) == 0, late=True)
+
+
+def single_process(why):
+    """For the key ``num_cpu``: the run must be one process; ``why`` says why."""
+    return Rule(f"1 ({why})", _is_int, lambda v, ctx: v == 1, late=True)
+
+
+#: Rules every algorithm shares: spread into its ``ARG_RULES`` with ``dict(BASIC_RULES, ...)``.
+BASIC_RULES = dict(env_fn=is_callable, actor_critic=is_callable, ac_kwargs=mlp_ac_kwargs,
+                   seed=nonneg_int, logger_kwargs=a_dict)
+
+
+# ---- Checking a call ----
+
+def _rules_of(fn):
+    """The ``ARG_RULES`` and ``SPACES`` declared in the module of algorithm ``fn``."""
+    module = inspect.getmodule(fn)
+    return getattr(module, "ARG_RULES", {}), getattr(module, "SPACES", None)
+
+
+def check_args(algo, fn, kwargs, procs=None):
+    """Check the arguments of a call of algorithm ``fn`` against its ``ARG_RULES``.
+
+    Arguments not in ``kwargs`` take ``fn``'s defaults. A rule under the key
+    ``num_cpu`` checks the number of processes rather than an argument.
+    Keywords that ``fn`` does not take are ignored (the CLI refuses them).
+
+    Args:
+        algo (str): the name used in messages, e.g. ``'ppo'``.
+        fn (callable): the algorithm function; its module holds ``ARG_RULES``.
+        kwargs (dict): the arguments, e.g. ``dict(locals())`` inside ``fn``.
+        procs (int or None): the number of MPI processes; ``None`` asks MPI.
+
+    Raises:
+        TypeError, ValueError: the first argument that is not allowed, in one line.
+    """
+    params = inspect.signature(fn).parameters
+    config = {name: p.default for name, p in params.items()
+              if p.default is not inspect.Parameter.empty}
+    config.update((k, v) for k, v in kwargs.items() if k in params)
+    default_ac = params["actor_critic"].default if "actor_critic" in params else None
+    ctx = _Context(config, mpi_tools.num_procs() if procs is None else procs,
+                   config.get("actor_critic") is default_ac)
+    rules, _ = _rules_of(fn)
+    ordered = sorted(rules.items(), key=lambda item: item[1].late)  # stable: keeps order
+    for name, rule in ordered:
+        if name == "num_cpu":
+            rule.check(algo, name, ctx.procs, ctx)
+        elif name in config:
+            rule.check(algo, name, config[name], ctx)
+
+
+# ---- Spaces ----
+
+class SpaceKind:
+    """A kind of gymnasium space an algorithm supports.
+
+    Args:
+        words (str): its name in messages, e.g. ``'a flat Box'``.
+        test (callable): ``space -> bool``.
+    """
+
+    def __init__(self, words, test):
+        self.words, self.test = words, test
+
+    def __repr__(self):
+        return f"SpaceKind({self.words!r})"
+
+
+def _box(space, flat=False, bounded=False):
+    from gymnasium.spaces import Box
+    if not isinstance(space, Box) or (flat and len(space.shape) != 1):
+        return False
+    import numpy as np
+    return not bounded or bool(np.isfinite(space.low).all() and np.isfinite(space.high).all())
+
+
+def _discrete(space):
+    from gymnasium.spaces import Discrete
+    return isinstance(space, Discrete)
+
+
+#: A one-dimensional Box (vector observations).
+FLAT_BOX = SpaceKind("a flat Box", lambda s: _box(s, flat=True))
+#: Any Box (Gaussian policies cope with unbounded actions: they are clipped).
+BOX = SpaceKind("a Box", _box)
+#: A one-dimensional Box with finite low/high (a tanh policy is scaled to them).
+BOUNDED_BOX = SpaceKind("a continuous (Box) space with finite bounds",
+                        lambda s: _box(s, flat=True, bounded=True))
+#: A Discrete space.
+DISCRETE = SpaceKind("a Discrete", _discrete)
+
+_DISCRETE_ALGOS = "dqn, ppo, vpg, trpo, a2c or a3c"
+_BOX_ALGOS = "sac, td3, ddpg, ppo, vpg, trpo, a2c or a3c"
+
+
+def check_spaces(algo, env, obs=FLAT_BOX, act=(BOX, DISCRETE)):
+    """Refuse an env whose spaces ``algo`` does not support.
+
+    Args:
+        algo (str): the name used in messages.
+        env: a gymnasium env (anything with ``observation_space`` and
+            ``action_space``).
+        obs (SpaceKind): the supported observation space.
+        act (SpaceKind or tuple of them): the supported action spaces.
+
+    Raises:
+        ValueError: naming the algorithm, the space, what is supported and
+            what to do instead. ``env`` is closed first, so the caller has
+            nothing to clean up.
+    """
+    act = act if isinstance(act, tuple) else (act,)
+    problem = None
+    obs_space, act_space = env.observation_space, env.action_space
+    if not obs.test(obs_space):
+        problem = (f"observation space {obs_space} is not supported: {algo.upper()} needs "
+                   f"{obs.words} observation space (wrap the env in "
+                   "gymnasium.wrappers.FlattenObservation)")
+    elif not any(kind.test(act_space) for kind in act):
+        needs = " or ".join(kind.words for kind in act)
+        if _discrete(act_space):
+            hint = f"for Discrete actions use {_DISCRETE_ALGOS}"
+        elif _box(act_space) and BOUNDED_BOX in act:
+            hint = "its tanh policy is scaled to the action bounds"
+        elif _box(act_space):
+            hint = f"for continuous (Box) actions use {_BOX_ALGOS}"
+        else:
+            hint = "wrap the env to turn its actions into a Box or a Discrete space"
+        problem = (f"action space {act_space} is not supported: {algo.upper()} needs "
+                   f"{needs} action space; {hint}")
+    if problem:
+        close = getattr(env, "close", None)
+        if close is not None:
+            close()
+        raise ValueError(f"{algo}: {problem}")
+
+
+# ---- The command line ----
+
+_spaces_seen = {}  # env id -> (observation_space, action_space), one gymnasium.make each
+
+
+class _Spaces:
+    def __init__(self, spaces):
+        self.observation_space, self.action_space = spaces
+
+
+def _spaces_of(env_name):
+    if env_name not in _spaces_seen:
+        import gymnasium
+        env = gymnasium.make(env_name)
+        try:
+            _spaces_seen[env_name] = (env.observation_space, env.action_space)
+        finally:
+            env.close()
+    return _spaces_seen[env_name]
+
+
+def check_cli(algo, fn, kwargs):
+    """Everything the command line checks in the parent process before a launch.
+
+    Checks the arguments (:func:`check_args`, with ``num_cpu`` as the number of
+    processes), then the spaces of the env ``env_name`` (made once per id with
+    ``gymnasium.make`` and closed again), against the algorithm's ``SPACES``.
+
+    Args:
+        algo (str): the command, e.g. ``'ppo'``.
+        fn (callable): the algorithm function.
+        kwargs (dict): one experiment of the grid as the CLI builds it: the
+            algorithm's keyword arguments with ``env_name`` instead of
+            ``env_fn``, plus ``num_cpu`` (an int or ``'auto'``).
+
+    Raises:
+        TypeError, ValueError: the one-line message of :func:`check_args` or
+            :func:`check_spaces`.
+    """
+    args = dict(kwargs)
+    num_cpu = args.pop("num_cpu", 1)
+    if num_cpu == "auto":
+        num_cpu = mpi_tools._physical_cores()
+    env_name = args.pop("env_name", None)
+    check_args(algo, fn, args, procs=num_cpu)
+    _, spaces = _rules_of(fn)
+    if env_name is not None and spaces is not None:
+        check_spaces(algo, _Spaces(_spaces_of(env_name)), **spaces)
