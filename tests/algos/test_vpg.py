@@ -67,7 +67,7 @@ def test_vpg_logs_kl_and_deltas_after_the_update(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("kwargs, error, match", [
     (dict(epochs=-1), ValueError, "vpg: epochs=-1"),
-    (dict(steps_per_epoch="4000"), TypeError, "steps_per_epoch must be an int"),
+    (dict(steps_per_epoch="4000"), TypeError, "steps_per_epoch='4000' is not allowed: an int"),
     (dict(gamma=-0.1), ValueError, "0 <= gamma <= 1"),
     (dict(lam=1.01), ValueError, "0 < lam <= 1"),
     (dict(pi_lr=0), ValueError, "pi_lr > 0"),

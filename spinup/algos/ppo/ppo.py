@@ -218,7 +218,8 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         nn.Module: the trained actor-critic.
 
     Raises:
-        TypeError: an integer argument is not an int, or a rate is not a number.
+        TypeError: an argument of the wrong kind (``ARG_RULES`` above), e.g. a
+            float ``epochs`` or ``ac_kwargs['hidden_sizes']=64``.
         ValueError: an argument is out of range, ``steps_per_epoch`` is not a
             multiple of the number of MPI processes, or the env's spaces are not
             supported. Raised before anything is written to disk.

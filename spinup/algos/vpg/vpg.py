@@ -44,7 +44,6 @@ Pseudocode (docs/algorithms/vpg.rst)::
 
 The code that carries out pseudocode line N is tagged ``[VPG line N]``.
 """
-import numbers
 import time
 
 import gymnasium as gym
@@ -52,6 +51,9 @@ import numpy as np
 import torch
 
 import spinup.algos.vpg.core as core
+from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, check_args,
+                                     check_spaces, in_range, positive, positive_int,
+                                     steps_over_procs, unit_interval)
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
 from spinup.utils.mpi_tools import mpi_statistics_scalar, num_procs, proc_id
@@ -138,6 +140,15 @@ class VPGBuffer:
 
 # ---- Algorithm ----
 
+# What vpg accepts; checked by spinup.utils.arg_checks before anything is written
+# (and by the command line before it launches a run).
+ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(), epochs=positive_int,
+                 gamma=unit_interval, pi_lr=positive, vf_lr=positive,
+                 train_v_iters=positive_int, lam=in_range(0, 1, low_open=True),
+                 max_ep_len=positive_int, save_freq=positive_int)
+SPACES = dict(obs=FLAT_BOX, act=(BOX, DISCRETE))
+
+
 def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=50, gamma=0.99, pi_lr=3e-4,
         vf_lr=1e-3, train_v_iters=80, lam=0.97, max_ep_len=1000,
@@ -170,8 +181,10 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             the env's own time limit, ends the episode and bootstraps from V(s_T).
         logger_kwargs (dict): keyword arguments of
             :class:`spinup.utils.logx.EpochLogger` (``output_dir``, ``exp_name``).
-        save_freq (int): save the model every ``save_freq`` epochs (> 0), and
-            after the last epoch.
+        save_freq (int): ``pyt_save/model.pt`` is rewritten after every epoch's
+            update (a crash or Ctrl-C loses at most the epoch in progress); in
+            addition, every ``save_freq`` epochs (> 0) a copy ``model{epoch}.pt``
+            is kept (epochs 0, save_freq, 2 save_freq, ...).
 
     The actor-critic must provide (``obs_dim`` and ``act_dim`` are the sizes of
     the observation and the action; a ``Discrete`` action has no ``act_dim`` axis):
@@ -199,7 +212,8 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         nn.Module: the trained actor-critic.
 
     Raises:
-        TypeError: an integer argument is not an int, or a rate is not a number.
+        TypeError: an argument of the wrong kind (``ARG_RULES`` above), e.g. a
+            float ``epochs`` or ``ac_kwargs['hidden_sizes']=64``.
         ValueError: an argument is out of range, ``steps_per_epoch`` is not a
             multiple of the number of MPI processes, or the env's spaces are not
             supported. Raised before anything is written to disk.
@@ -211,9 +225,9 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     config = dict(locals())  # the arguments, for config.json
 
     # ---- Setup ----
-    _check_arguments(config)
+    check_args("vpg", vpg, config)
     env = env_fn()
-    _check_spaces(env)
+    check_spaces("vpg", env, **SPACES)
     is_box = isinstance(env.action_space, gym.spaces.Box)
 
     # Under MPI each process gets a share of the CPU threads; torch_threads puts the
@@ -320,10 +334,13 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     o, _ = env.reset()
                     ep_ret, ep_len = 0.0, 0
 
-            if epoch % save_freq == 0 or epoch == epochs - 1:
-                logger.save_state({"env": env}, None)
-
             update()  # [VPG lines 6-8]
+
+            # The latest policy is always on disk: model.pt is replaced (atomically)
+            # after every update; every save_freq epochs a numbered copy is kept.
+            logger.save_state({"env": env}, None)
+            if epoch % save_freq == 0:
+                logger.save_state({"env": env}, epoch)
 
             logger.log_tabular("Epoch", epoch)
             logger.log_tabular("EpRet", with_min_and_max=True)
@@ -341,45 +358,3 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         env.close()
     return ac
 
-
-# ---- Argument and space checks ----
-
-def _check_arguments(cfg):
-    """Raise TypeError/ValueError for an argument of ``vpg`` outside its range."""
-    for name in ("steps_per_epoch", "epochs", "train_v_iters", "max_ep_len", "save_freq"):
-        _require_positive_int(name, cfg[name])
-    _require_real("gamma", cfg["gamma"], "0 <= gamma <= 1", lambda x: 0 <= x <= 1)
-    _require_real("lam", cfg["lam"], "0 < lam <= 1", lambda x: 0 < x <= 1)
-    for name in ("pi_lr", "vf_lr"):
-        _require_real(name, cfg[name], f"{name} > 0", lambda x: x > 0)
-    procs = num_procs()
-    if cfg["steps_per_epoch"] % procs != 0:
-        raise ValueError(f"vpg: steps_per_epoch={cfg['steps_per_epoch']} must be a multiple "
-                         f"of the number of MPI processes ({procs})")
-
-
-def _require_positive_int(name, value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"vpg: {name} must be an int, got {value!r}")
-    if value <= 0:
-        raise ValueError(f"vpg: {name}={value} is not allowed; it must be a positive int")
-
-
-def _require_real(name, value, allowed, is_allowed):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"vpg: {name} must be a number, got {value!r}")
-    if not is_allowed(value):  # also catches nan
-        raise ValueError(f"vpg: {name}={value} is not allowed; it must satisfy {allowed}")
-
-
-def _check_spaces(env):
-    """VPG needs a flat ``Box`` observation space and a ``Box`` or ``Discrete``
-    action space; anything else raises ValueError (after closing ``env``)."""
-    obs_space, act_space = env.observation_space, env.action_space
-    if not isinstance(obs_space, gym.spaces.Box) or len(obs_space.shape) != 1:
-        env.close()
-        raise ValueError(f"vpg: observation space {obs_space} is not supported; VPG needs a "
-                         "flat Box (wrap the env in gymnasium.wrappers.FlattenObservation)")
-    if not isinstance(act_space, (gym.spaces.Box, gym.spaces.Discrete)):
-        env.close()
-        raise ValueError(f"vpg: action space {act_space} is not supported (Box or Discrete)")
