@@ -66,6 +66,9 @@ import torch
 import spinup.algos.trpo.core as core
 from spinup.algos.trpo.core import (conjugate_gradient, flat_grad, get_flat_params,
                                     hessian_vector_product, set_flat_params)
+from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, check_args,
+                                     check_spaces, in_range, nonneg, nonneg_int, one_of,
+                                     positive, positive_int, steps_over_procs, unit_interval)
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
 from spinup.utils.mpi_tools import mpi_avg, mpi_statistics_scalar, num_procs, proc_id
@@ -175,6 +178,18 @@ def backtracking_line_search(policy, theta_old, full_step, evaluate, surr_old, d
     return backtrack_iters
 
 
+# What trpo and npg accept; checked by spinup.utils.arg_checks before anything is
+# written (and by the command line before it launches a run).
+ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(), epochs=positive_int,
+                 gamma=unit_interval, delta=positive, vf_lr=positive,
+                 train_v_iters=nonneg_int, damping_coeff=nonneg, cg_iters=positive_int,
+                 backtrack_iters=nonneg_int,
+                 backtrack_coeff=in_range(0, 1, low_open=True, high_open=True),
+                 lam=unit_interval, max_ep_len=positive_int, save_freq=positive_int,
+                 algo=one_of("trpo", "npg"))
+SPACES = dict(obs=FLAT_BOX, act=(BOX, DISCRETE))
+
+
 def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
          steps_per_epoch=4000, epochs=50,
          gamma=0.99, delta=0.01, vf_lr=1e-3, train_v_iters=80,
@@ -220,7 +235,10 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             environment's own time limit) ends the episode, bootstrapping from
             ``V_phi(s_T)`` as for any truncation.
         logger_kwargs (dict): arguments of ``EpochLogger`` (``output_dir``, ``exp_name``).
-        save_freq (int): save the model every ``save_freq`` epochs and after the last.
+        save_freq (int): ``pyt_save/model.pt`` is rewritten after every epoch's
+            update (a crash or Ctrl-C loses at most the epoch in progress); in
+            addition, every ``save_freq`` epochs (>= 1) a copy ``model{epoch}.pt``
+            is kept (epochs 0, save_freq, 2 save_freq, ...).
         algo (str): ``'trpo'`` (with the line search) or ``'npg'`` (the full step).
 
     The actor-critic must have these members (``MLPActorCritic`` in ``core.py`` does):
@@ -247,7 +265,8 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         ValueError: an argument outside its range, ``algo`` not ``'trpo'``/``'npg'``,
             ``steps_per_epoch`` not a multiple of the number of MPI processes, or an
             unsupported observation or action space.
-        TypeError: an integer argument that is not an integer.
+        TypeError: an argument of the wrong kind (``ARG_RULES`` above), e.g. a
+            float ``epochs`` or ``ac_kwargs['hidden_sizes']=64``.
 
     Source:
         Schulman et al. 2015 (eqs. 12 and 14, Appendix C); Kakade 2001; GAE:
@@ -256,19 +275,10 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     config = dict(locals())  # the arguments as passed, for config.json
 
     # ---- Checks (before anything is written to disk) ----
-    if algo not in ('trpo', 'npg'):
-        raise ValueError(f"trpo: algo must be 'trpo' or 'npg', not {algo!r}")
-    _check_args(algo, config)
+    check_args(algo if algo in ("trpo", "npg") else "trpo", trpo, config)
     n_procs = num_procs()
-    if steps_per_epoch % n_procs != 0 or steps_per_epoch < n_procs:
-        raise ValueError(f"{algo}: steps_per_epoch={steps_per_epoch} must be a positive "
-                         f"multiple of the number of MPI processes ({n_procs})")
     env = env_fn()
-    try:
-        _check_spaces(env, algo)
-    except ValueError:
-        env.close()
-        raise
+    check_spaces(algo, env, **SPACES)
 
     # ---- Setup: logger, seeds, actor-critic, buffer, optimizer, saver ----
     setup_pytorch_for_mpi()  # under MPI: a fair share of torch threads per process
@@ -401,10 +411,13 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 obs, _ = env.reset()
                 ep_ret, ep_len = 0, 0
 
-        if epoch % save_freq == 0 or epoch == epochs - 1:
-            logger.save_state({"env": env}, None)
-
         update()  # [TRPO lines 7-10]
+
+        # The latest policy is always on disk: model.pt is replaced (atomically)
+        # after every update; every save_freq epochs a numbered copy is kept.
+        logger.save_state({"env": env}, None)
+        if epoch % save_freq == 0:
+            logger.save_state({"env": env}, epoch)
 
         logger.log_tabular("Epoch", epoch)
         logger.log_tabular("EpRet", with_min_and_max=True)
@@ -441,34 +454,3 @@ def npg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     """
     return trpo(**locals(), algo='npg')  # locals() holds exactly npg's arguments
 
-
-def _check_args(algo, values):
-    """Raise TypeError/ValueError if an argument of :func:`trpo` (``values``, a dict of
-    them) is not of its kind or outside its range."""
-    int_minimum = dict(steps_per_epoch=1, epochs=1, train_v_iters=0, cg_iters=1,
-                       backtrack_iters=0, max_ep_len=1, save_freq=1)
-    for name, low in int_minimum.items():
-        value = values[name]
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"{algo}: {name} must be an int, not {value!r}")
-        if value < low:
-            raise ValueError(f"{algo}: {name}={value} is not allowed; it must be >= {low}")
-    rules = [("gamma", lambda x: 0 <= x <= 1, "0 <= gamma <= 1"),
-             ("lam", lambda x: 0 <= x <= 1, "0 <= lam <= 1"),
-             ("delta", lambda x: x > 0, "delta > 0"),
-             ("vf_lr", lambda x: x > 0, "vf_lr > 0"),
-             ("damping_coeff", lambda x: x >= 0, "damping_coeff >= 0"),
-             ("backtrack_coeff", lambda x: 0 < x < 1, "0 < backtrack_coeff < 1")]
-    for name, holds, rule in rules:
-        if not holds(values[name]):
-            raise ValueError(f"{algo}: {name}={values[name]!r} is not allowed; need {rule}")
-
-
-def _check_spaces(env, algo):
-    """TRPO needs a flat Box observation space and a Box or Discrete action space."""
-    obs_space, act_space = env.observation_space, env.action_space
-    if type(obs_space).__name__ != "Box" or len(obs_space.shape) != 1:
-        raise ValueError(f"{algo}: observation space {obs_space} is not supported; it needs "
-                         "a flat Box (wrap the env in gymnasium.wrappers.FlattenObservation)")
-    if type(act_space).__name__ not in ("Box", "Discrete"):
-        raise ValueError(f"{algo}: action space {act_space} is not supported (Box or Discrete)")
