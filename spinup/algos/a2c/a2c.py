@@ -52,6 +52,9 @@ import numpy as np
 import torch
 
 import spinup.algos.a2c.core as core
+from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, check_args,
+                                     check_spaces, nonneg, optional, positive, positive_int,
+                                     steps_over_procs, unit_interval)
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
 from spinup.utils.mpi_tools import num_procs, proc_id
@@ -152,6 +155,16 @@ def compute_loss(ac, data, ent_coef, vf_coef):
     return loss, info
 
 
+# What a2c accepts; checked by spinup.utils.arg_checks before anything is written
+# (and by the command line before it launches a run).
+ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(block="n_steps"),
+                 epochs=positive_int, n_steps=positive_int, gamma=unit_interval,
+                 lam=unit_interval, lr=positive, ent_coef=nonneg, vf_coef=nonneg,
+                 max_grad_norm=optional(nonneg), max_ep_len=positive_int,
+                 save_freq=positive_int)
+SPACES = dict(obs=FLAT_BOX, act=(BOX, DISCRETE))
+
+
 def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=50, n_steps=20,
         gamma=0.99, lam=1.0, lr=1e-3, anneal_lr=True,
@@ -199,7 +212,10 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             environment's own time limit) ends the episode, bootstrapping from
             ``V(s_T)`` as for any truncation.
         logger_kwargs (dict): arguments of ``EpochLogger`` (``output_dir``, ``exp_name``).
-        save_freq (int): save the model every ``save_freq`` epochs and after the last.
+        save_freq (int): ``pyt_save/model.pt`` is rewritten after every epoch (a
+            crash or Ctrl-C loses at most the epoch in progress); in addition,
+            every ``save_freq`` epochs (>= 1) a copy ``model{epoch}.pt`` is kept
+            (epochs 0, save_freq, 2 save_freq, ...).
 
     The actor-critic must have these members (``MLPActorCritic`` in ``core.py`` does):
 
@@ -224,7 +240,8 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         ValueError: an argument outside its range, ``steps_per_epoch`` not a multiple
             of ``n_steps`` times the number of workers, or an unsupported observation
             or action space.
-        TypeError: an integer argument that is not an integer.
+        TypeError: an argument of the wrong kind (``ARG_RULES`` above), e.g. a
+            float ``epochs`` or ``ac_kwargs['hidden_sizes']=64``.
 
     Source:
         Mnih et al. 2016 (Sec. 4, Algorithm S3, synchronous form);
@@ -233,19 +250,11 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     config = dict(locals())  # the arguments as passed, for config.json
 
     # ---- Checks (before anything is written to disk) ----
-    _check_args(config)
+    check_args("a2c", a2c, config)
     n_workers = num_procs()
     local_steps = steps_per_epoch // n_workers
-    if steps_per_epoch % n_workers or local_steps % n_steps or local_steps == 0:
-        raise ValueError(f"a2c: steps_per_epoch={steps_per_epoch} must be a positive multiple "
-                         f"of n_steps={n_steps} times the number of MPI processes "
-                         f"({n_workers})")
     env = env_fn()
-    try:
-        _check_spaces(env)
-    except ValueError:
-        env.close()
-        raise
+    check_spaces("a2c", env, **SPACES)
 
     # One thread: on a busy 2-core machine two threads made A2C 7x slower (measured).
     with torch_threads(1):
@@ -333,8 +342,11 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 update(n_updates)  # [A2C lines 3-8]
                 n_updates += 1
 
-            if epoch % save_freq == 0 or epoch == epochs - 1:
-                logger.save_state({"env": env}, None)
+            # The latest policy is always on disk: model.pt is replaced (atomically)
+            # after every epoch; every save_freq epochs a numbered copy is kept.
+            logger.save_state({"env": env}, None)
+            if epoch % save_freq == 0:
+                logger.save_state({"env": env}, epoch)
 
             logger.log_tabular("Epoch", epoch)
             logger.log_tabular("EpRet", with_min_and_max=True)
@@ -350,33 +362,3 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         env.close()
     return ac
 
-
-def _check_args(values):
-    """Raise TypeError/ValueError if an argument of :func:`a2c` (``values``, a dict of
-    them) is not of its kind or outside its range."""
-    int_minimum = dict(steps_per_epoch=1, epochs=1, n_steps=1, max_ep_len=1, save_freq=1)
-    for name, low in int_minimum.items():
-        value = values[name]
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"a2c: {name} must be an int, not {value!r}")
-        if value < low:
-            raise ValueError(f"a2c: {name}={value} is not allowed; it must be >= {low}")
-    rules = [("gamma", lambda x: 0 <= x <= 1, "0 <= gamma <= 1"),
-             ("lam", lambda x: 0 <= x <= 1, "0 <= lam <= 1"),
-             ("lr", lambda x: x > 0, "lr > 0"),
-             ("ent_coef", lambda x: x >= 0, "ent_coef >= 0"),
-             ("vf_coef", lambda x: x >= 0, "vf_coef >= 0"),
-             ("max_grad_norm", lambda x: x is None or x >= 0, "None or max_grad_norm >= 0")]
-    for name, holds, rule in rules:
-        if not holds(values[name]):
-            raise ValueError(f"a2c: {name}={values[name]!r} is not allowed; need {rule}")
-
-
-def _check_spaces(env):
-    """A2C needs a flat Box observation space and a Box or Discrete action space."""
-    obs_space, act_space = env.observation_space, env.action_space
-    if type(obs_space).__name__ != "Box" or len(obs_space.shape) != 1:
-        raise ValueError(f"a2c: observation space {obs_space} is not supported; A2C needs a "
-                         "flat Box (wrap the env in gymnasium.wrappers.FlattenObservation)")
-    if type(act_space).__name__ not in ("Box", "Discrete"):
-        raise ValueError(f"a2c: action space {act_space} is not supported (Box or Discrete)")
