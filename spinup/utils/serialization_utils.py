@@ -23,6 +23,13 @@ code from the file. Its keys (format version 1, see "Experiment Outputs" in
 ``state_dict``         the module's ``state_dict()`` (detached copies)
 =====================  ===========================================================
 
+Reading a file never calls anything the file names unless it is safe to: the
+classes in ``ac_class`` and in ``ac_kwargs`` are looked up by
+:func:`resolve_saved_class`, which refuses (before importing anything) names
+outside ``spinup`` and the modules the caller allows, and then refuses any
+object that is not a ``torch.nn.Module`` subclass. A downloaded ``model.pt``
+naming ``os.system`` is an error, not a command.
+
 torch and gymnasium are imported inside the functions that need them, so that
 the command line can import this module cheaply.
 """
@@ -31,6 +38,7 @@ import inspect
 import json
 import numbers
 import os
+import re
 import warnings
 
 import numpy as np
@@ -41,6 +49,11 @@ MODEL_FORMAT_VERSION = 1
 
 #: The marker that stands for a class or function inside saved ``ac_kwargs``.
 DOTTED_KEY = "__dotted__"
+
+#: Packages whose ``torch.nn.Module`` classes any ``model.pt`` may name.
+TRUSTED_PACKAGES = ("spinup",)
+
+_DOTTED_PATH = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+")
 
 
 # ---- Names of classes and functions ----
@@ -189,19 +202,76 @@ def kwargs_to_plain(kwargs):
                     "strings, lists, dicts, classes or functions")
 
 
-def kwargs_from_plain(plain):
-    """Decode what :func:`kwargs_to_plain` wrote, importing the classes and functions.
+def kwargs_from_plain(plain, allowed_modules=()):
+    """Decode what :func:`kwargs_to_plain` wrote, importing the classes it names.
+
+    A saved class (an activation, say) is looked up with
+    :func:`resolve_saved_class`; ``torch.nn`` layers are accepted as well as
+    classes from ``spinup`` and ``allowed_modules``. Plain functions are refused:
+    the file cannot make the actor-critic call anything but a module class.
 
     Raises:
-        ImportError: a saved dotted path cannot be imported.
+        ValueError: a saved name is not an allowed ``torch.nn.Module`` subclass.
+        ImportError: an allowed name cannot be imported.
     """
     if isinstance(plain, dict):
         if set(plain) == {DOTTED_KEY}:
-            return import_dotted(plain[DOTTED_KEY])
-        return {key: kwargs_from_plain(value) for key, value in plain.items()}
+            return resolve_saved_class(plain[DOTTED_KEY], ("torch", *allowed_modules),
+                                       "class in ac_kwargs")
+        return {key: kwargs_from_plain(value, allowed_modules) for key, value in plain.items()}
     if isinstance(plain, list):
-        return [kwargs_from_plain(value) for value in plain]
+        return [kwargs_from_plain(value, allowed_modules) for value in plain]
     return plain
+
+
+def _within(name, packages):
+    """True if the dotted ``name`` is one of ``packages`` or lies inside one of them."""
+    return any(name == pkg or name.startswith(pkg + ".") for pkg in packages)
+
+
+def resolve_saved_class(path, allowed_modules=(), role="actor-critic class"):
+    """Turn a class path read from a file into the class, refusing anything unsafe.
+
+    Two checks, so that an untrusted file can neither run a module's import-time
+    code nor get a function called:
+
+    1. before importing, ``path`` must lie in ``spinup`` or in one of
+       ``allowed_modules`` (a module name covers its submodules);
+    2. after importing, the object must be a class, a subclass of
+       ``torch.nn.Module``, and defined in one of those modules (so
+       ``spinup.some_module.os.system`` does not get through check 1 by the
+       back door).
+
+    Args:
+        path (str): a dotted path such as ``"spinup.algos.ppo.core.MLPActorCritic"``.
+        allowed_modules (sequence of str): more modules to trust, e.g.
+            ``["my_project.models"]`` for a custom actor-critic.
+        role (str): what the class is for, used in error messages.
+
+    Returns:
+        type: the ``torch.nn.Module`` subclass.
+
+    Raises:
+        ValueError: ``path`` is not a dotted name, lies outside the trusted
+            modules, or names something other than such a class.
+        ImportError: an allowed module cannot be imported.
+    """
+    import torch
+    trusted = TRUSTED_PACKAGES + tuple(allowed_modules or ())
+    if not isinstance(path, str) or not _DOTTED_PATH.fullmatch(path):
+        raise ValueError(f"the model file gives {path!r} as its {role}; expected a dotted "
+                         "class name")
+    hint = ("allow its module explicitly if you trust the file (allowed_modules=[...], "
+            "test_policy --allow-module NAME)")
+    if not _within(path, trusted):
+        raise ValueError(f"refusing to load {path!r} as the {role}: only classes from "
+                         f"{', '.join(trusted)} are loaded; {hint}")
+    found = import_dotted(path)
+    if not (inspect.isclass(found) and issubclass(found, torch.nn.Module)
+            and _within(found.__module__, trusted)):
+        raise ValueError(f"refusing to load {path!r} as the {role}: it is not a "
+                         f"torch.nn.Module subclass defined in {', '.join(trusted)}")
+    return found
 
 
 # ---- gymnasium spaces <-> plain values ----
@@ -330,25 +400,33 @@ def read_model(path):
     return saved
 
 
-def build_model(saved, path="model.pt"):
+def build_model(saved, path="model.pt", allowed_modules=()):
     """Rebuild the actor-critic from what :func:`read_model` returned, in eval mode.
 
     Calls ``ac_class(observation_space, action_space, **ac_kwargs)`` and loads the
-    saved ``state_dict`` into it.
+    saved ``state_dict`` into it. The classes are resolved by
+    :func:`resolve_saved_class`, so nothing else the file names is imported from
+    outside the trusted modules, and nothing is called but a module class.
 
     Args:
         saved (dict): the loaded file.
         path (str): the file's name, for error messages.
+        allowed_modules (sequence of str): modules to trust besides ``spinup``
+            (where a custom actor-critic class lives).
 
     Returns:
         torch.nn.Module: the actor-critic.
 
     Raises:
-        ImportError: the class (or a class or function in its kwargs) cannot be
-            imported, e.g. because it was defined in a script run as ``__main__``.
+        ValueError: the file names a class outside the trusted modules, or
+            something that is not a ``torch.nn.Module`` subclass.
+        ImportError: the class (or a class in its kwargs) cannot be imported,
+            e.g. because it was defined in a script run as ``__main__``.
     """
+    if not isinstance(saved.get("ac_kwargs"), dict):
+        raise ValueError(f"{path}: ac_kwargs is not a dict; the file is not a spinup model")
     try:
-        ac_class = import_dotted(saved["ac_class"])
+        ac_class = resolve_saved_class(saved.get("ac_class"), allowed_modules)
     except ImportError as e:
         raise ImportError(f"cannot import the actor-critic class {saved['ac_class']!r} to "
                           "rebuild the policy; make it importable, or load the weights "
@@ -356,7 +434,7 @@ def build_model(saved, path="model.pt"):
                           ) from e
     ac = ac_class(space_from_dict(saved["observation_space"]),
                   space_from_dict(saved["action_space"]),
-                  **kwargs_from_plain(saved["ac_kwargs"]))
+                  **kwargs_from_plain(saved["ac_kwargs"], allowed_modules))
     ac.load_state_dict(saved["state_dict"])
     ac.eval()
     return ac

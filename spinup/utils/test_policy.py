@@ -2,10 +2,14 @@
 "Experiment Outputs").
 
     python -m spinup.run test_policy path/to/output_dir [-l L] [-n N] [-nr] [-i I] [-d]
+        [--video DIR] [--allow-module NAME ...]
 
 The actor-critic comes from ``pyt_save/model.pt`` (read without unpickling code,
-see :mod:`spinup.utils.serialization_utils`) and the environment from the
-``EnvSpec`` in ``vars.json``.
+and rebuilt only from ``torch.nn.Module`` classes of trusted modules, see
+:mod:`spinup.utils.serialization_utils`) and the environment from the
+``EnvSpec`` in ``vars.json``. The command writes nothing except the videos asked
+for with ``--video``; where no window can be opened (no display, no pygame) it
+says so in one line and runs the episodes without rendering.
 """
 import argparse
 import json
@@ -17,7 +21,7 @@ import time
 
 import numpy as np
 
-from spinup.utils.logx import EpochLogger
+from spinup.utils.logx import print_table
 from spinup.utils.serialization_utils import build_model, read_model
 
 ENV_NOT_FOUND = ("Environment not found!\n\n It looks like the environment wasn't saved, "
@@ -54,7 +58,7 @@ def _model_path(fpath, itr):
     return osp.join(save_dir, f"model{max(numbered)}.pt")
 
 
-def load_pytorch_policy(fpath, itr="last", deterministic=False):
+def load_pytorch_policy(fpath, itr="last", deterministic=False, allowed_modules=()):
     """Rebuild the saved actor-critic of a run and wrap it as a policy function.
 
     Args:
@@ -63,6 +67,8 @@ def load_pytorch_policy(fpath, itr="last", deterministic=False):
             ``save_state(..., itr)``.
         deterministic (bool): act with the policy's deterministic action (the
             Gaussian mean, the most likely discrete action, SAC's squashed mean).
+        allowed_modules (sequence of str): modules besides ``spinup`` whose
+            ``torch.nn.Module`` classes the file may name (a custom actor-critic).
 
     Returns:
         ``get_action(obs) -> action`` (numpy in, numpy out), with the rebuilt
@@ -70,12 +76,14 @@ def load_pytorch_policy(fpath, itr="last", deterministic=False):
 
     Raises:
         FileNotFoundError: no saved model. ValueError: the file is not a model
-        this spinup reads. ImportError: the actor-critic class cannot be imported.
+        this spinup reads, or it names a class that is not allowed (nothing it
+        names has been imported from outside the allowed modules, or called).
+        ImportError: the actor-critic class cannot be imported.
     """
     import torch
     path = _model_path(fpath, itr)
     print(f"\n\nLoading from {path}.\n\n")
-    ac = build_model(read_model(path), path)
+    ac = build_model(read_model(path), path, allowed_modules)
 
     def get_action(o):
         with torch.no_grad():
@@ -97,19 +105,26 @@ def load_env(fpath, itr="last", render_mode=None):
         The environment, or ``None`` when the run recorded none.
     """
     import gymnasium as gym
+    spec = _saved_env_spec(fpath, itr)
+    if spec is None:
+        return None
+    return gym.make(spec, render_mode=render_mode) if render_mode else gym.make(spec)
+
+
+def _saved_env_spec(fpath, itr="last"):
+    """The ``EnvSpec`` recorded in the run's ``vars{itr}.json``/``vars.json``, or ``None``."""
+    import gymnasium as gym
     candidates = ([] if itr == "last" else [f"vars{itr}.json"]) + ["vars.json"]
     existing = [osp.join(fpath, name) for name in candidates if osp.exists(osp.join(fpath, name))]
     if not existing:
         return None
     with open(existing[0]) as f:
         spec_json = json.load(f).get("env_spec")
-    if not spec_json:
-        return None
-    spec = gym.envs.registration.EnvSpec.from_json(spec_json)
-    return gym.make(spec, render_mode=render_mode) if render_mode else gym.make(spec)
+    return gym.envs.registration.EnvSpec.from_json(spec_json) if spec_json else None
 
 
-def load_policy_and_env(fpath, itr="last", deterministic=False, render_mode=None):
+def load_policy_and_env(fpath, itr="last", deterministic=False, render_mode=None,
+                        allowed_modules=()):
     """Load a run's trained policy and its environment.
 
     Args:
@@ -117,6 +132,7 @@ def load_policy_and_env(fpath, itr="last", deterministic=False, render_mode=None
         itr: ``'last'`` (default) or the number of a snapshot.
         deterministic (bool): see :func:`load_pytorch_policy`.
         render_mode (str): passed to ``gymnasium.make`` (e.g. ``'human'``).
+        allowed_modules (sequence of str): see :func:`load_pytorch_policy`.
 
     Returns:
         ``(env, get_action)``; ``env`` is ``None`` when the run recorded no
@@ -125,7 +141,7 @@ def load_policy_and_env(fpath, itr="last", deterministic=False, render_mode=None
     Raises:
         FileNotFoundError, ValueError, ImportError: as :func:`load_pytorch_policy`.
     """
-    get_action = load_pytorch_policy(fpath, itr, deterministic)
+    get_action = load_pytorch_policy(fpath, itr, deterministic, allowed_modules)
     return load_env(fpath, itr, render_mode), get_action
 
 
@@ -133,6 +149,7 @@ def run_policy(env, get_action, max_ep_len=None, num_episodes=100, render=True):
     """Run episodes with ``get_action`` in ``env``, printing each episode's return.
 
     Actions for a ``Box`` action space are clipped to its bounds, as in training.
+    The summary is printed only: nothing is written to disk.
 
     Args:
         env: a gymnasium environment with the spaces the agent was trained on.
@@ -144,7 +161,8 @@ def run_policy(env, get_action, max_ep_len=None, num_episodes=100, render=True):
             ``render_mode='human'``.
 
     Returns:
-        EpochLogger: the logger that printed ``EpRet``/``EpLen`` statistics.
+        dict: the printed summary: ``AverageEpRet``, ``StdEpRet``, ``MaxEpRet``,
+        ``MinEpRet`` and ``EpLen`` (the mean episode length).
 
     Raises:
         RuntimeError: ``env`` is ``None`` (the spec's "Environment not found!").
@@ -152,7 +170,7 @@ def run_policy(env, get_action, max_ep_len=None, num_episodes=100, render=True):
     if env is None:
         raise RuntimeError(ENV_NOT_FOUND)
     from gymnasium import spaces
-    logger = EpochLogger()
+    returns, lengths = [], []
     bounds = ((env.action_space.low, env.action_space.high)
               if isinstance(env.action_space, spaces.Box) else None)
     show = render and env.render_mode == "human"
@@ -170,12 +188,14 @@ def run_policy(env, get_action, max_ep_len=None, num_episodes=100, render=True):
             ep_ret += r
             ep_len += 1
             over = terminated or truncated or bool(max_ep_len and ep_len == max_ep_len)
-        logger.store(EpRet=ep_ret, EpLen=ep_len)
+        returns.append(ep_ret)
+        lengths.append(ep_len)
         print("Episode %d \t EpRet %.3f \t EpLen %d" % (episode, ep_ret, ep_len))
-    logger.log_tabular("EpRet", with_min_and_max=True)
-    logger.log_tabular("EpLen", average_only=True)
-    logger.dump_tabular()
-    return logger
+    summary = {"AverageEpRet": np.mean(returns), "StdEpRet": np.std(returns),
+               "MaxEpRet": np.max(returns), "MinEpRet": np.min(returns),
+               "EpLen": np.mean(lengths)}
+    print_table(summary.items())
+    return summary
 
 
 def _parser():
@@ -191,7 +211,93 @@ def _parser():
                         help="snapshot to load (-1: the last)")
     parser.add_argument("--deterministic", "-d", action="store_true",
                         help="use the deterministic action (SAC: the mean action)")
+    parser.add_argument("--video", metavar="DIR", default=None,
+                        help="record every episode to an MP4 file in DIR instead of showing "
+                             "a window (needs: pip install 'spinup[video]')")
+    parser.add_argument("--allow-module", dest="allow_modules", action="append", default=[],
+                        metavar="NAME",
+                        help="also trust torch.nn.Module classes from module NAME (and its "
+                             "submodules) when rebuilding the policy; repeatable. Only for "
+                             "files you trust: importing a module runs its code")
     return parser
+
+
+def _why_no_window():
+    """Why a window cannot be opened here (a short reason), or ``None`` if it may work."""
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY")
+                                                 or os.environ.get("WAYLAND_DISPLAY")):
+        return "no display (DISPLAY is not set)"
+    return None
+
+
+def _note(message):
+    print(f"test_policy: {message}", file=sys.stderr)
+
+
+def _first_line(error):
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text.splitlines()[0]}" if text else type(error).__name__
+
+
+def _make_watchable_env(args, itr):
+    """The run's environment for the chosen way of watching: a window, a video, or neither.
+
+    Returns ``None`` if the run recorded no environment. Rendering in a window is
+    tried once (a reset draws the first frame); if that fails, or there is no
+    display, a one-line note says so and a plain environment is returned.
+
+    Raises:
+        RuntimeError: ``--video`` and its dependencies (moviepy, and pygame for
+            the classic-control environments) are missing.
+    """
+    if args.video:
+        spec = _saved_env_spec(args.fpath, itr)
+        if spec is not None and "mujoco" in str(spec.entry_point) \
+                and "MUJOCO_GL" not in os.environ:
+            os.environ["MUJOCO_GL"] = "egl"  # off-screen rendering, no display needed
+        os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # pygame draws off-screen too
+        return _with_video(load_env(args.fpath, itr, "rgb_array"), args.video)
+    if args.norender:
+        return load_env(args.fpath, itr)
+    reason = _why_no_window()
+    if reason is None:
+        env = load_env(args.fpath, itr, "human")
+        if env is None:
+            return None
+        try:
+            env.reset()  # human rendering draws here, so this is where it fails
+            return env
+        except Exception as e:  # pygame missing, no video device, GLFW failure ...
+            reason = f"cannot render ({_first_line(e)})"
+            try:
+                env.close()
+            except Exception:
+                pass
+    _note(f"{reason}; running without rendering (-nr skips rendering, --video DIR records "
+          "MP4s)")
+    return load_env(args.fpath, itr)
+
+
+def _with_video(env, video_dir):
+    """Wrap ``env`` (made with ``render_mode='rgb_array'``) to save each episode as an MP4.
+
+    Raises:
+        RuntimeError: moviepy, or the environment's renderer, is missing.
+    """
+    if env is None:
+        return None
+    import gymnasium as gym
+    from gymnasium.wrappers import RecordVideo
+    try:
+        env.reset()
+        env.render()  # a missing renderer (pygame for CartPole) fails here, not mid-episode
+        return RecordVideo(env, video_folder=video_dir, episode_trigger=lambda episode: True,
+                           name_prefix="test_policy", disable_logger=True)
+    except gym.error.DependencyNotInstalled as e:
+        env.close()
+        raise RuntimeError(f"--video needs extra packages: pip install 'spinup[video]' "
+                           f"(from a clone: pip install -e '.[video]'); {_first_line(e)}"
+                           ) from None
 
 
 def main(argv=None):
@@ -206,23 +312,22 @@ def main(argv=None):
     if args.episodes < 1:
         parser.error("--episodes must be at least 1")
     itr = "last" if args.itr < 0 else args.itr
-    render_mode = None if args.norender else "human"
-    load_errors = (FileNotFoundError, ImportError, ValueError)  # see load_pytorch_policy
     try:
+        # The policy first: a bad model.pt should fail before any window or video.
+        get_action = load_pytorch_policy(args.fpath, itr, args.deterministic,
+                                         args.allow_modules)
+        env = _make_watchable_env(args, itr)
         try:
-            env, get_action = load_policy_and_env(args.fpath, itr, args.deterministic,
-                                                  render_mode)
-        except Exception as e:
-            # No display, no pygame ...: fall back to running without rendering.
-            if render_mode is None or isinstance(e, load_errors):
-                raise
-            print(f"Rendering is not available here ({e}); running without it. Use -nr to "
-                  "silence this.", file=sys.stderr)
-            env, get_action = load_policy_and_env(args.fpath, itr, args.deterministic)
-        run_policy(env, get_action, args.len, args.episodes, not args.norender)
-    except load_errors + (RuntimeError,) as e:  # RuntimeError: no environment saved
+            run_policy(env, get_action, args.len, args.episodes,
+                       render=not (args.norender or args.video))
+        finally:
+            if env is not None:
+                env.close()  # also writes the last video
+    except (FileNotFoundError, ImportError, ValueError, RuntimeError) as e:
         print(f"test_policy: error: {e}", file=sys.stderr)
         return 1
+    if args.video:
+        print(f"Videos saved in {args.video}")
     return 0
 
 

@@ -101,3 +101,47 @@ def test_corrupted_model_is_one_clear_error(tmp_path):
     proc = run_cli("test_policy", tmp_path, "-nr", check=False)
     assert proc.returncode == 1 and "corrupted" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def _snapshot(directory):
+    """{relative path: bytes} of every file under ``directory``."""
+    return {p.relative_to(directory): p.read_bytes() for p in directory.rglob("*") if p.is_file()}
+
+
+def test_logger_refuses_to_overwrite_a_finished_run(tmp_path):
+    first = EpochLogger(output_dir=str(tmp_path), exp_name="one")
+    first.save_config(dict(seed=0))
+    first.log_tabular("Epoch", 0)
+    first.dump_tabular()
+    first.output_file.close()
+    before = _snapshot(tmp_path)
+    with pytest.raises(FileExistsError, match="--overwrite") as info:
+        EpochLogger(output_dir=str(tmp_path), exp_name="two")
+    assert "\n" not in str(info.value) and str(tmp_path) in str(info.value)
+    assert _snapshot(tmp_path) == before  # nothing written before the refusal
+    again = EpochLogger(output_dir=str(tmp_path), overwrite=True)
+    again.log_tabular("Epoch", 5)
+    again.dump_tabular()
+    assert (tmp_path / "progress.txt").read_text() == "Epoch\n5\n"
+
+
+def test_setup_logger_kwargs_passes_overwrite_only_when_set(tmp_path):
+    from spinup.utils.run_utils import setup_logger_kwargs
+    assert "overwrite" not in setup_logger_kwargs("e", 0, str(tmp_path))  # config.json unchanged
+    kwargs = setup_logger_kwargs("e", 0, str(tmp_path), overwrite=True)
+    assert kwargs["overwrite"] is True
+    EpochLogger(**kwargs).dump_tabular()
+    EpochLogger(**kwargs)  # allowed a second time
+    with pytest.raises(FileExistsError):
+        EpochLogger(**setup_logger_kwargs("e", 0, str(tmp_path)))
+
+
+def test_test_policy_summary_writes_nothing(tmp_path, monkeypatch):
+    # run_policy used to create an EpochLogger without output_dir: /tmp/experiments/<time>/
+    from spinup.utils import logx
+    from spinup.utils.test_policy import run_policy
+    made = []
+    monkeypatch.setattr(logx.os, "makedirs", lambda *a, **k: made.append(a))
+    summary = run_policy(gym.make("CartPole-v1"), lambda o: 0, num_episodes=2, render=False)
+    assert made == [] and set(summary) == {"AverageEpRet", "StdEpRet", "MaxEpRet",
+                                           "MinEpRet", "EpLen"}
