@@ -44,7 +44,6 @@ Lines of code that carry out a step are tagged ``[A3C line N]``. How the worker
 processes are started, watched and stopped is in ``workers.py``.
 """
 import copy
-import numbers
 import os
 import time
 
@@ -54,7 +53,9 @@ import torch
 
 import spinup.algos.a3c.core as core
 from spinup.algos.a3c.workers import EpisodeDone, UpdateDone, WorkerPool
-from spinup.utils import mpi_tools
+from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, boolean,
+                                     check_args, check_spaces, nonneg, nonneg_int, optional,
+                                     positive, positive_int, single_process, unit_interval)
 from spinup.utils.logx import EpochLogger
 from spinup.utils.torch_tools import torch_threads
 
@@ -130,6 +131,21 @@ def env_action(a, action_space):
     return a
 
 
+# What a3c accepts; checked by spinup.utils.arg_checks before anything is written
+# (and by the command line before it launches a run).
+ARG_RULES = dict(BASIC_RULES, steps_per_epoch=positive_int, epochs=positive_int,
+                 num_workers=optional(positive_int), n_steps=positive_int,
+                 gamma=unit_interval, lam=unit_interval, lr=positive, anneal_lr=boolean,
+                 ent_coef=nonneg, vf_coef=nonneg, max_grad_norm=optional(nonneg),
+                 max_ep_len=positive_int, num_test_episodes=nonneg_int,
+                 save_freq=positive_int,
+                 num_cpu=single_process(
+                     "A3C starts its own worker processes: under mpiexec every rank would "
+                     "run a whole separate A3C. Run it without mpiexec and set "
+                     "num_workers=N instead (CLI: --num_workers N, not --cpu)"))
+SPACES = dict(obs=FLAT_BOX, act=(BOX, DISCRETE))
+
+
 def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=10000, epochs=50, num_workers=None, n_steps=20, gamma=0.99, lam=1.0,
         lr=1e-3, anneal_lr=True, ent_coef=0.01, vf_coef=0.5, max_grad_norm=0.5,
@@ -176,8 +192,10 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             epoch with the deterministic policy on a snapshot of the shared model
             (``TestEpRet``).
         logger_kwargs (dict): keyword arguments for :class:`EpochLogger`.
-        save_freq (int): save the model every ``save_freq`` epochs (>= 1), and after
-            the last one.
+        save_freq (int): ``pyt_save/model.pt`` is rewritten after every epoch and
+            at the end (Ctrl-C or a failure saves it too); in addition, every
+            ``save_freq`` epochs (>= 1) a copy ``model{epoch}.pt`` is kept (epochs
+            0, save_freq, 2 save_freq, ...).
 
     The actor-critic must have these members (those of ``core.MLPActorCritic``;
     A2C and PPO use the same ones). Shapes are for a batch of observations
@@ -217,16 +235,11 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     config = dict(locals())
 
     # ---- Setup: check everything before anything is written ----
-    _check_args(config)
-    if mpi_tools.num_procs() > 1:
-        raise ValueError(
-            f"a3c: called in an MPI job of {mpi_tools.num_procs()} processes, but A3C starts "
-            "its own worker processes: under mpiexec every rank would run a whole separate "
-            "A3C, and only rank 0 would write its logs. Run it without mpiexec and set "
-            "num_workers=N instead (CLI: --num_workers N, not --cpu).")
+    check_args("a3c", a3c, config)
     if num_workers is None:
         num_workers = os.cpu_count() or 1
-    test_env = _check_spaces(env_fn())
+    test_env = env_fn()
+    check_spaces("a3c", test_env, **SPACES)
 
     logger = EpochLogger(**logger_kwargs)
     logger.save_config(config)
@@ -401,13 +414,19 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     for j in range(num_test_episodes):
                         test_episode(seed + 1 if epoch == 0 and j == 0 else None)
                         pool.poll(handle)
-                    if epoch % save_freq == 0 or epoch == epochs - 1:
-                        logger.save_state({"env": test_env}, None)
+                    # The latest model is always on disk: model.pt is replaced
+                    # (atomically) every epoch; every save_freq epochs a numbered
+                    # copy is kept.
+                    logger.save_state({"env": test_env}, None)
+                    if epoch % save_freq == 0:
+                        logger.save_state({"env": test_env}, epoch)
                     log_epoch(epoch, steps_now)
                     if updates_file:
                         updates_file.flush()
                 # Each worker stops by itself once T >= T_max   [A3C line 7]
                 pool.join(handle)
+                # updates that were in flight at the last save: model.pt = the result
+                logger.save_state({"env": test_env}, None)
             except BaseException:
                 pool.stop(handle)
                 save_partial_epoch(epoch)
@@ -418,57 +437,3 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         test_env.close()
     return ac
 
-
-# ---- Argument and space checks ----
-
-_INT_MINIMUM = dict(seed=None, steps_per_epoch=1, epochs=1, num_workers=1, n_steps=1,
-                    max_ep_len=1, num_test_episodes=0, save_freq=1)
-_REAL_RANGE = dict(gamma=(lambda x: 0 <= x <= 1, "0 <= gamma <= 1"),
-                   lam=(lambda x: 0 <= x <= 1, "0 <= lam <= 1"),
-                   lr=(lambda x: x > 0, "lr > 0"),
-                   ent_coef=(lambda x: x >= 0, "ent_coef >= 0"),
-                   vf_coef=(lambda x: x >= 0, "vf_coef >= 0"),
-                   max_grad_norm=(lambda x: x >= 0, "max_grad_norm >= 0 or None"))
-
-
-def _check_args(cfg):
-    """Raise TypeError/ValueError for a bad argument of :func:`a3c` (``cfg`` is
-    its ``locals()``). ``num_workers`` and ``max_grad_norm`` may be ``None``."""
-    if not callable(cfg["env_fn"]):
-        raise TypeError(f"a3c: env_fn must be callable (returning an env), "
-                        f"got {cfg['env_fn']!r}")
-    for name in ("ac_kwargs", "logger_kwargs"):
-        if not isinstance(cfg[name], dict):
-            raise TypeError(f"a3c: {name} must be a dict, got {cfg[name]!r}")
-    for name, minimum in _INT_MINIMUM.items():
-        value = cfg[name]
-        if value is None and name == "num_workers":
-            continue
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise TypeError(f"a3c: {name} must be an int, got {value!r}")
-        if minimum is not None and value < minimum:
-            raise ValueError(f"a3c: {name} must be >= {minimum}, got {value!r}")
-    for name, (allowed, text) in _REAL_RANGE.items():
-        value = cfg[name]
-        if value is None and name == "max_grad_norm":
-            continue
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise TypeError(f"a3c: {name} must be a number, got {value!r}")
-        if not allowed(value):  # NaN fails every comparison
-            raise ValueError(f"a3c: {name} must satisfy {text}, got {value!r}")
-
-
-def _check_spaces(env):
-    """Return ``env`` if A3C supports its spaces (a flat Box observation space, a Box
-    or Discrete action space); else close it and raise ValueError."""
-    obs_space, act_space = env.observation_space, env.action_space
-    problem = None
-    if not isinstance(obs_space, gym.spaces.Box) or len(obs_space.shape) != 1:
-        problem = (f"observation space {obs_space} is not supported; A3C needs a flat Box "
-                   "(wrap the env in gymnasium.wrappers.FlattenObservation)")
-    elif not isinstance(act_space, (gym.spaces.Box, gym.spaces.Discrete)):
-        problem = f"action space {act_space} is not supported (Box or Discrete)"
-    if problem:
-        env.close()
-        raise ValueError(f"a3c: {problem}")
-    return env
