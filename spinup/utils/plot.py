@@ -77,37 +77,69 @@ def _read_exp_name(run_dir):
 
 
 def _read_progress(run_dir):
-    """A run's ``progress.txt`` as a DataFrame, or ``None`` (with a note) if it has no epochs."""
+    """A run's ``progress.txt`` as a DataFrame, or ``None`` with one line saying why not.
+
+    A file that is empty, truncated in its header, not text, or not a table is
+    skipped (naming it), so that one damaged run does not stop the others from
+    being plotted. The file's path is kept in ``table.attrs["path"]``.
+    """
     path = osp.join(run_dir, "progress.txt")
     try:
         table = pd.read_table(path)
-    except (pd.errors.EmptyDataError, pd.errors.ParserError):
-        print(f"Could not read from {path}")
+    except Exception as e:  # pandas has many ways to say "not a table": all mean skip it
+        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        print(f"Skipping {path}: cannot be read ({reason})")
         return None
     if len(table) == 0:
-        print(f"No epochs logged yet in {path}")
+        print(f"Skipping {path}: no epochs logged yet")
         return None
+    if not any(pd.api.types.is_numeric_dtype(table[col]) for col in table.columns):
+        print(f"Skipping {path}: not a table of numbers (damaged or not a progress file)")
+        return None
+    table.attrs["path"] = path
     return table
 
 
-def get_datasets(logdir, condition=None):
+def _matches(run_dir, top, select, exclude):
+    """Apply ``--select``/``--exclude`` to the directory names from ``top`` down to ``run_dir``.
+
+    Each ``select`` word must occur in at least one of those names, and no
+    ``exclude`` word in any, so ``--exclude s10`` drops a seed directory
+    ``..._s10`` as well as a whole experiment directory.
+    """
+    base = osp.dirname(osp.normpath(top))
+    names = osp.relpath(osp.normpath(run_dir), base or ".").split(os.sep)
+    return (all(any(word in name for name in names) for word in select or [])
+            and not any(word in name for word in exclude or [] for name in names))
+
+
+def _find_runs(logdir, select=None, exclude=None):
+    """The directories below ``logdir`` (itself included) that hold a ``progress.txt``
+    and pass ``select``/``exclude``, in sorted order."""
+    return [run_dir for run_dir, _, files in sorted(os.walk(logdir))
+            if "progress.txt" in files and _matches(run_dir, logdir, select, exclude)]
+
+
+def get_datasets(logdir, condition=None, select=None, exclude=None):
     """Load every run below ``logdir`` (any directory holding a ``progress.txt``).
 
     Args:
         logdir (str): a directory, searched recursively.
         condition (str): label for all these runs; ``None`` uses each run's
             ``exp_name`` from ``config.json`` (``'exp'`` if it has none).
+        select, exclude (list of str): keep only runs whose directory names
+            (from ``logdir`` down) contain every word of ``select`` and none of
+            ``exclude``.
 
     Returns:
-        list of pandas.DataFrame: one per run with logged epochs, with four
-        columns added: ``Unit`` (the run's number within its condition),
-        ``Condition1`` (the label), ``Condition2`` (``<label>-<run number>``) and
-        ``Performance`` (``AverageTestEpRet`` if logged, else ``AverageEpRet``).
+        list of pandas.DataFrame: one per readable run with logged epochs (the
+        others are skipped with a note), with four columns added: ``Unit``
+        (the run's number within its condition), ``Condition1`` (the label),
+        ``Condition2`` (``<label>-<run number>``) and ``Performance``
+        (``AverageTestEpRet`` if logged, else ``AverageEpRet``).
     """
     runs = []
-    for run_dir, _, files in sorted(os.walk(logdir)):
-        if "progress.txt" not in files:
-            continue
+    for run_dir in _find_runs(logdir, select, exclude):
         label = condition or _read_exp_name(run_dir) or "exp"
         number = next(_run_numbers)
         unit = _runs_per_condition[label]
@@ -149,23 +181,28 @@ def get_all_datasets(all_logdirs, legend=None, select=None, exclude=None):
 
     Args:
         all_logdirs (list of str): directories or prefixes (see ``--help``).
-        legend (list of str): one label per resolved directory, replacing the
-            ``exp_name``s.
-        select (list of str): keep only directories whose path contains all of these.
-        exclude (list of str): drop directories whose path contains any of these.
+        legend (list of str): one label per directory that has matching runs,
+            replacing the ``exp_name``s.
+        select (list of str): keep only runs whose directory names, at any level
+            below the given directory, contain all of these.
+        exclude (list of str): drop runs whose directory names, at any level,
+            contain any of these (``--exclude s10`` drops seed 10).
 
     Returns:
         list of pandas.DataFrame, as :func:`get_datasets`.
 
     Raises:
-        ValueError: no directory matches, no run has logged an epoch, or
+        ValueError: no directory or run matches, no run could be read, or
             ``legend`` does not have one entry per directory.
     """
     logdirs = _expand_logdirs(all_logdirs)
-    logdirs = [d for d in logdirs if all(part in d for part in select or [])]
-    logdirs = [d for d in logdirs if not any(part in d for part in exclude or [])]
     if not logdirs:
         raise ValueError("no log directories match %s" % " ".join(all_logdirs))
+    logdirs = [d for d in logdirs if _find_runs(d, select, exclude)]
+    if not logdirs:
+        raise ValueError("no run directory with a progress.txt under %s%s"
+                         % (" ".join(all_logdirs),
+                            " matches --select/--exclude" if select or exclude else ""))
 
     rule = "=" * DIV_LINE_WIDTH
     print("Plotting from...\n" + rule + "\n")
@@ -176,9 +213,11 @@ def get_all_datasets(all_logdirs, legend=None, select=None, exclude=None):
         raise ValueError(f"--legend needs one name per log directory: got {len(legend)} for "
                          f"{len(logdirs)} directories ({', '.join(logdirs)})")
     labels = legend or [None] * len(logdirs)
-    data = [run for d, label in zip(logdirs, labels) for run in get_datasets(d, label)]
+    data = [run for d, label in zip(logdirs, labels)
+            for run in get_datasets(d, label, select, exclude)]
     if not data:
-        raise ValueError("no progress.txt with logged epochs under %s" % ", ".join(logdirs))
+        raise ValueError("no readable progress.txt with logged epochs under %s (see the "
+                         "'Skipping' lines above)" % ", ".join(logdirs))
     return data
 
 
@@ -225,9 +264,21 @@ def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
             columns = sorted(set().union(*[run.columns for run in data]))
             raise ValueError("column %r is in no progress.txt; columns: %s"
                              % (missing[0], ", ".join(columns)))
+        usable = []
+        for run in data:
+            if value not in run or xaxis not in run:
+                continue
+            bad = [col for col in (xaxis, value) if not pd.api.types.is_numeric_dtype(run[col])]
+            if bad:
+                print(f"Skipping {run.attrs.get('path', 'a run')} for {value}: column "
+                      f"{bad[0]} holds values that are not numbers (damaged file?)")
+                continue
+            usable.append(run)
+        if not usable:
+            raise ValueError(f"no run has readable {xaxis} and {value} columns")
         plt.figure()
-        plot_data([run for run in data if value in run and xaxis in run], xaxis=xaxis,
-                  value=value, condition=condition, smooth=smooth, estimator=estimator)
+        plot_data(usable, xaxis=xaxis, value=value, condition=condition, smooth=smooth,
+                  estimator=estimator)
         if savefig:
             stem, ext = osp.splitext(savefig)
             target = savefig if len(values) == 1 else f"{stem}_{value}{ext or '.png'}"
@@ -256,9 +307,11 @@ def _parser():
                         help="one curve per run instead of per experiment")
     parser.add_argument("--smooth", "-s", type=int, default=1)
     parser.add_argument("--select", nargs="*",
-                        help="only directories whose path contains all of these")
+                        help="only runs whose directory names (at any level below the "
+                             "log directory) contain all of these")
     parser.add_argument("--exclude", nargs="*",
-                        help="skip directories whose path contains any of these")
+                        help="skip runs whose directory names (at any level, seed "
+                             "directories included) contain any of these")
     parser.add_argument("--est", default="mean", choices=["mean", "max", "min"])
     parser.add_argument("--savefig", default=None, metavar="FILE",
                         help="save the figure to FILE (e.g. plot.png) instead of showing it")
