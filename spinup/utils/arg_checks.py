@@ -270,10 +270,12 @@ class SpaceKind:
     Args:
         words (str): its name in messages, e.g. ``'a flat Box'``.
         test (callable): ``space -> bool``.
+        condition (str): what else it needs, said after "action space", e.g.
+            ``' with finite low/high'``.
     """
 
-    def __init__(self, words, test):
-        self.words, self.test = words, test
+    def __init__(self, words, test, condition=""):
+        self.words, self.test, self.condition = words, test, condition
 
     def __repr__(self):
         return f"SpaceKind({self.words!r})"
@@ -297,8 +299,8 @@ FLAT_BOX = SpaceKind("a flat Box", lambda s: _box(s, flat=True))
 #: Any Box (Gaussian policies cope with unbounded actions: they are clipped).
 BOX = SpaceKind("a Box", _box)
 #: A one-dimensional Box with finite low/high (a tanh policy is scaled to them).
-BOUNDED_BOX = SpaceKind("a continuous (Box) space with finite bounds",
-                        lambda s: _box(s, flat=True, bounded=True))
+BOUNDED_BOX = SpaceKind("a continuous (Box)", lambda s: _box(s, flat=True, bounded=True),
+                        " with finite low/high")
 #: A Discrete space.
 DISCRETE = SpaceKind("a Discrete", _discrete)
 
@@ -329,7 +331,8 @@ def check_spaces(algo, env, obs=FLAT_BOX, act=(BOX, DISCRETE)):
                    f"{obs.words} observation space (wrap the env in "
                    "gymnasium.wrappers.FlattenObservation)")
     elif not any(kind.test(act_space) for kind in act):
-        needs = " or ".join(kind.words for kind in act)
+        needs = (" or ".join(kind.words for kind in act) + " action space"
+                 + "".join(kind.condition for kind in act))
         if _discrete(act_space):
             hint = f"for Discrete actions use {_DISCRETE_ALGOS}"
         elif _box(act_space) and BOUNDED_BOX in act:
@@ -339,7 +342,7 @@ def check_spaces(algo, env, obs=FLAT_BOX, act=(BOX, DISCRETE)):
         else:
             hint = "wrap the env to turn its actions into a Box or a Discrete space"
         problem = (f"action space {act_space} is not supported: {algo.upper()} needs "
-                   f"{needs} action space; {hint}")
+                   f"{needs}; {hint}")
     if problem:
         close = getattr(env, "close", None)
         if close is not None:

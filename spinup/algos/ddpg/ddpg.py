@@ -40,8 +40,6 @@ Pseudocode (docs/algorithms/ddpg.rst)::
 
 The code below marks where each step happens with ``[DDPG line N]``.
 """
-import math
-import numbers
 import time
 from copy import deepcopy
 
@@ -50,8 +48,10 @@ import torch
 
 import spinup.algos.ddpg.core as core
 from spinup.utils import torch_tools
+from spinup.utils.arg_checks import (BASIC_RULES, BOUNDED_BOX, FLAT_BOX, check_args,
+                                     check_spaces, nonneg, nonneg_int, positive, positive_int,
+                                     single_process, unit_interval)
 from spinup.utils.logx import EpochLogger
-from spinup.utils.mpi_tools import num_procs
 from spinup.utils.torch_tools import polyak_update, torch_threads
 
 # The optimizer factory: Adam, fused where this torch supports it on the CPU. One
@@ -105,6 +105,19 @@ class ReplayBuffer:
         return {name: torch.from_numpy(array[rows]) for name, array in fields}
 
 
+# What ddpg accepts; checked by spinup.utils.arg_checks before anything is written
+# (and by the command line before it launches a run).
+ARG_RULES = dict(BASIC_RULES, steps_per_epoch=positive_int, epochs=positive_int,
+                 replay_size=positive_int, gamma=unit_interval, polyak=unit_interval,
+                 pi_lr=positive, q_lr=positive, batch_size=positive_int,
+                 start_steps=nonneg_int, update_after=nonneg_int, update_every=positive_int,
+                 act_noise=nonneg, num_test_episodes=nonneg_int, max_ep_len=positive_int,
+                 save_freq=positive_int,
+                 num_cpu=single_process("DDPG does not average gradients over MPI "
+                                        "processes"))
+SPACES = dict(obs=FLAT_BOX, act=BOUNDED_BOX)
+
+
 def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
          steps_per_epoch=4000, epochs=100, replay_size=int(1e6), gamma=0.99,
          polyak=0.995, pi_lr=1e-3, q_lr=1e-3, batch_size=100, start_steps=10000,
@@ -155,8 +168,10 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             last state terminal: its transition still bootstraps.
         logger_kwargs (dict): keyword arguments for :class:`EpochLogger`
             (``output_dir``, ``exp_name``).
-        save_freq (int): save the model every ``save_freq`` epochs (and after the
-            last one), >= 1.
+        save_freq (int): ``pyt_save/model.pt`` is rewritten after every epoch (a
+            crash or Ctrl-C loses at most the epoch in progress); in addition,
+            every ``save_freq`` epochs (>= 1) a copy ``model{epoch}.pt`` is kept
+            (epochs save_freq, 2 save_freq, ...; epochs count from 1).
 
     The actor-critic must provide (``B`` a batch size, ``n = act_dim``; ``pi`` and
     ``q`` work in the policy's units ``[-1, 1]^n``):
@@ -188,17 +203,10 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     config = dict(locals())   # before any other name exists: config.json = the arguments
 
     # ---- Setup: checks first, nothing is written before they pass ----
-    _check_arguments(config)
-    if num_procs() > 1:
-        raise ValueError("ddpg: DDPG cannot use MPI (it does not average gradients over "
-                         "processes); run it with one process (no --cpu / num_cpu=1)")
-    env, test_env = env_fn(), env_fn()
-    try:
-        _check_spaces(env, "ddpg")
-    except ValueError:
-        env.close()
-        test_env.close()
-        raise
+    check_args("ddpg", ddpg, config)
+    env = env_fn()
+    check_spaces("ddpg", env, **SPACES)
+    test_env = env_fn()
 
     logger = EpochLogger(**logger_kwargs)
     logger.save_config(config)
@@ -350,8 +358,11 @@ def _train(env, test_env, logger, cfg):
                     update(replay_buffer.sample_batch(batch_size))
 
         # ---- End of epoch: save, test, log ----
-        if epoch % cfg["save_freq"] == 0 or epoch == epochs:
-            logger.save_state({"env": env}, None)
+        # The latest policy is always on disk: model.pt is replaced (atomically)
+        # every epoch; every save_freq epochs a numbered copy is kept.
+        logger.save_state({"env": env}, None)
+        if epoch % cfg["save_freq"] == 0:
+            logger.save_state({"env": env}, epoch)
         run_test_episodes()
         logger.log_tabular("Epoch", epoch)
         logger.log_tabular("EpRet", with_min_and_max=True)
@@ -366,47 +377,3 @@ def _train(env, test_env, logger, cfg):
         logger.dump_tabular()
     return ac
 
-
-# Allowed values: integer arguments with their minimum, real ones with their range.
-_INTEGER_MINIMUM = dict(seed=0, steps_per_epoch=1, epochs=1, replay_size=1, batch_size=1,
-                        start_steps=0, update_after=0, update_every=1, num_test_episodes=0,
-                        max_ep_len=1, save_freq=1)
-_REAL_RANGE = dict(gamma="[0, 1]", polyak="[0, 1]", pi_lr="> 0", q_lr="> 0", act_noise=">= 0")
-
-
-def _check_arguments(cfg, name="ddpg"):
-    """Raise ``TypeError``/``ValueError`` for an argument the algorithm cannot use."""
-    for key in ("env_fn", "actor_critic"):
-        if not callable(cfg[key]):
-            raise TypeError(f"{name}: {key} must be callable, got {cfg[key]!r}")
-    for key in ("ac_kwargs", "logger_kwargs"):
-        if not isinstance(cfg[key], dict):
-            raise TypeError(f"{name}: {key} must be a dict, got {cfg[key]!r}")
-    for key, least in _INTEGER_MINIMUM.items():
-        value = cfg[key]
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise TypeError(f"{name}: {key} must be an integer, got {value!r}")
-        if value < least:
-            raise ValueError(f"{name}: {key} must be an integer >= {least}, got {value}")
-    for key, allowed in _REAL_RANGE.items():
-        value = cfg[key]
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise TypeError(f"{name}: {key} must be a number, got {value!r}")
-        inside = {"[0, 1]": 0 <= value <= 1, "> 0": 0 < value < math.inf,
-                  ">= 0": 0 <= value < math.inf}[allowed]
-        if not inside:
-            raise ValueError(f"{name}: {key} must be {allowed}, got {value}")
-
-
-def _check_spaces(env, name):
-    """Require a flat ``Box`` observation space and a bounded ``Box`` action space."""
-    obs_space, act_space = env.observation_space, env.action_space
-    if type(obs_space).__name__ != "Box" or len(obs_space.shape) != 1:
-        raise ValueError(f"{name}: observation space {obs_space} is not supported; it needs a "
-                         "flat Box (wrap the env in gymnasium.wrappers.FlattenObservation)")
-    if type(act_space).__name__ != "Box" or len(act_space.shape) != 1:
-        raise ValueError(f"{name}: action space {act_space} is not supported; {name.upper()} "
-                         "needs a continuous (Box) action space (for Discrete actions use dqn)")
-    if not (np.all(np.isfinite(act_space.low)) and np.all(np.isfinite(act_space.high))):
-        raise ValueError(f"{name}: action space {act_space} has infinite bounds; "
-                         f"{name.upper()} needs finite low/high to scale its tanh policy")
