@@ -127,3 +127,71 @@ def test_flag_order_and_shorthands_name_runs_as_before(monkeypatch):
     assert seen["names"][:3] == ["o_tar0-01_cr0-1_h8_ac-actrelu", "o_tar0-01_cr0-1_h8_ac-acttanh",
                                  "o_tar0-01_cr0-1_h8-8_ac-actrelu"]
     assert len(seen["names"]) == 32 and seen["run_kwargs"] == {"datestamp": True}
+
+
+def _assert_refused(proc, message):
+    """A bad-input refusal: exit 2, exactly one line on stderr, no traceback."""
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert message in proc.stderr, proc.stderr
+
+
+def _hashes(directory):
+    import hashlib
+    return {str(p.relative_to(directory)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def test_same_exp_name_twice_leaves_the_first_run_byte_identical(tmp_path):
+    args = ["ppo", "--env", "CartPole-v1", "--exp_name", "twice", "--epochs", 1,
+            "--steps_per_epoch", 100, "--seed", 0, 1, "--data_dir", tmp_path]
+    run_cli(*args)
+    before = _hashes(tmp_path)
+    assert "twice/twice_s0/progress.txt" in before and "twice/twice_s1/config.json" in before
+    proc = run_cli(*args, check=False)
+    _assert_refused(proc, "already holds a run")
+    for hint in ("--dt", "--exp_name", "--overwrite"):
+        assert hint in proc.stderr
+    assert _hashes(tmp_path) == before
+    # one clashing variant in a grid stops every variant, before any runs
+    proc = run_cli("ppo", "--env", "CartPole-v1", "--exp_name", "twice", "--epochs", 1,
+                   "--steps_per_epoch", 100, "--seed", 2, 1, "--data_dir", tmp_path, check=False)
+    _assert_refused(proc, "twice_s1 already holds a run")
+    assert _hashes(tmp_path) == before
+    run_cli(*args, "--overwrite")
+    assert _hashes(tmp_path) != before
+
+
+@pytest.mark.parametrize("make_bad, message", [
+    (lambda d: (d / "file").write_text("x") and d / "file", "is a file, not a directory"),
+    (lambda d: (d / "file").write_text("x") and d / "file" / "sub", "is a file, not a directory"),
+    (lambda d: "/proc/spinup-cannot-write-here", "cannot write in /proc"),
+])
+def test_unusable_data_dir_is_one_line_and_creates_nothing(tmp_path, make_bad, message):
+    data_dir = make_bad(tmp_path)
+    listing = sorted(p.name for p in tmp_path.iterdir())
+    proc = run_cli("ppo", "--env", "CartPole-v1", "--epochs", 1, "--data_dir", data_dir,
+                   check=False)
+    _assert_refused(proc, message)
+    assert sorted(p.name for p in tmp_path.iterdir()) == listing
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write into read-only directories")
+def test_read_only_data_dir_is_refused(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    proc = run_cli("ppo", "--env", "CartPole-v1", "--data_dir", locked / "d", check=False)
+    _assert_refused(proc, "cannot write in")
+    assert not list(locked.iterdir())
+
+
+def test_cpu_above_the_cores_is_refused_with_the_core_count(tmp_path):
+    from spinup.utils.mpi_tools import available_cores
+    proc = run_cli("ppo", "--env", "CartPole-v1", "--cpu", 99, "--data_dir", tmp_path,
+                   check=False)
+    _assert_refused(proc, f"more MPI processes than the {available_cores()} CPU cores")
+    assert "--oversubscribe" in proc.stderr and not os.listdir(tmp_path)
+    proc = run_cli("ppo", "--env", "CartPole-v1", "--overwrite", "yes", "--data_dir", tmp_path,
+                   check=False)
+    _assert_refused(proc, "--overwrite is a switch")
