@@ -83,17 +83,17 @@ class Rule:
             raise ValueError(_message(algo, name, value, self.describe(name, ctx)))
 
 
-def _is_int(value):
+def is_int(value):
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
-def _is_number(value):
+def is_number(value):
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def int_at_least(low):
     """An int (not a bool) that is ``>= low``."""
-    return Rule(f"an int with {{name}} >= {low}", _is_int, lambda v, ctx: v >= low)
+    return Rule(f"an int with {{name}} >= {low}", is_int, lambda v, ctx: v >= low)
 
 
 #: An int >= 1: sizes, counts of steps, epochs and iterations.
@@ -101,7 +101,7 @@ positive_int = int_at_least(1)
 #: An int >= 0: counts that may be zero (``start_steps``, ``num_test_episodes``).
 nonneg_int = int_at_least(0)
 #: Any int.
-any_int = Rule("an int", _is_int)
+any_int = Rule("an int", is_int)
 
 
 def in_range(low=None, high=None, low_open=False, high_open=False):
@@ -120,13 +120,15 @@ def in_range(low=None, high=None, low_open=False, high_open=False):
         return above and below and math.isfinite(v)
 
     below_words = "" if high is None else f" {'<' if high_open else '<='} {high}"
-    if low is None:
+    if low is None and high is None:
+        words = "a finite number"
+    elif low is None:
         words = f"a finite number with {{name}}{below_words}"
     elif high is None:
         words = f"a finite number with {{name}} {'>' if low_open else '>='} {low}"
     else:
         words = f"a number with {low} {'<' if low_open else '<='} {{name}}{below_words}"
-    return Rule(words, _is_number, within)
+    return Rule(words, is_number, within)
 
 
 #: A finite number > 0: learning rates, KL and step sizes.
@@ -161,7 +163,7 @@ a_dict = Rule("a dict", lambda v: isinstance(v, dict))
 
 #: ``hidden_sizes`` of an MLP: a list or tuple of ints >= 1 (empty: no hidden layer).
 hidden_sizes = Rule("a list or tuple of ints >= 1, e.g. [64, 64]",
-                    lambda v: isinstance(v, (list, tuple)) and all(map(_is_int, v)),
+                    lambda v: isinstance(v, (list, tuple)) and all(map(is_int, v)),
                     lambda v, ctx: all(size >= 1 for size in v))
 
 
@@ -200,7 +202,7 @@ def steps_over_procs(block=None):
     whole rollouts of that many steps on every process."""
     def factor(ctx):
         each = ctx.config[block] if block else 1
-        return ctx.procs * (each if _is_int(each) and each >= 1 else 1)
+        return ctx.procs * (each if is_int(each) and each >= 1 else 1)
 
     def words(name, ctx):
         procs = "the number of MPI processes" + ("" if ctx is None else f" ({ctx.procs})")
@@ -209,12 +211,12 @@ def steps_over_procs(block=None):
             return f"an int >= 1 that is a multiple of {block}{each} times {procs}"
         return f"an int >= 1 that is a multiple of {procs}"
 
-    return Rule(words, _is_int, lambda v, ctx: v >= 1 and v % factor(ctx) == 0, late=True)
+    return Rule(words, is_int, lambda v, ctx: v >= 1 and v % factor(ctx) == 0, late=True)
 
 
 def single_process(why):
     """For the key ``num_cpu``: the run must be one process; ``why`` says why."""
-    return Rule(f"1 ({why})", _is_int, lambda v, ctx: v == 1, late=True)
+    return Rule(f"1 ({why})", is_int, lambda v, ctx: v == 1, late=True)
 
 
 #: Rules every algorithm shares: spread into its ``ARG_RULES`` with ``dict(BASIC_RULES, ...)``.

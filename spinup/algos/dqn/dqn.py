@@ -44,7 +44,6 @@ Pseudocode (docs/algorithms/dqn.rst)::
 
 Lines of code that carry out a step of this pseudocode are tagged ``[DQN line N]``.
 """
-import numbers
 import time
 from copy import deepcopy
 
@@ -54,8 +53,10 @@ import torch.nn.functional as F
 
 import spinup.algos.dqn.core as core
 from spinup.utils import torch_tools
+from spinup.utils.arg_checks import (BASIC_RULES, DISCRETE, FLAT_BOX, boolean, check_args,
+                                     check_spaces, in_range, nonneg_int, optional, positive,
+                                     positive_int, single_process, unit_interval)
 from spinup.utils.logx import EpochLogger
-from spinup.utils.mpi_tools import num_procs
 from spinup.utils.torch_tools import polyak_update, torch_threads
 
 # Adam, fused into one kernel per step where this torch supports that on the CPU
@@ -245,6 +246,24 @@ def q_target(q_net, q_targ, data, double=False):
     return data["ret"] + data["disc"] * (1 - data["done"]) * q_next
 
 
+# What dqn accepts; checked by spinup.utils.arg_checks before anything is written
+# (and by the command line before it launches a run). Counts must be ints; the
+# thresholds start_steps .. save_freq are only compared, so any number will do.
+ARG_RULES = dict(BASIC_RULES, steps_per_epoch=positive_int, epochs=positive_int,
+                 replay_size=positive_int, gamma=unit_interval, lr=positive,
+                 batch_size=positive_int, start_steps=in_range(0), update_after=in_range(0),
+                 update_every=in_range(1), target_update_every=in_range(1),
+                 polyak=optional(unit_interval), eps_start=unit_interval,
+                 eps_end=unit_interval, eps_decay_steps=in_range(0), eps_test=unit_interval,
+                 double=boolean, dueling=boolean, prioritized_replay=boolean,
+                 per_alpha=in_range(0), per_beta=unit_interval, per_eps=positive,
+                 n_step=positive_int, huber=boolean, max_grad_norm=optional(positive),
+                 anneal_lr=boolean, num_test_episodes=nonneg_int, max_ep_len=in_range(1),
+                 save_freq=in_range(1),
+                 num_cpu=single_process("DQN is a single-process algorithm"))
+SPACES = dict(obs=FLAT_BOX, act=DISCRETE)
+
+
 def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=25, replay_size=int(1e5), gamma=0.99, lr=1e-3,
         batch_size=64, start_steps=1000, update_after=1000, update_every=2,
@@ -322,8 +341,10 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
         max_ep_len (int): cut episodes after this many steps (>= 1); the cut is not
             terminal, targets bootstrap there.
         logger_kwargs (dict): keyword arguments for ``EpochLogger``.
-        save_freq (int): save the Q-network every ``save_freq`` epochs (>= 1), and
-            after the last one.
+        save_freq (int): ``pyt_save/model.pt`` is rewritten after every epoch (a
+            crash or Ctrl-C loses at most the epoch in progress); in addition,
+            every ``save_freq`` epochs (>= 1) a copy ``model{epoch}.pt`` is kept
+            (epochs save_freq, 2 save_freq, ...; epochs count from 1).
 
     Returns:
         nn.Module: the trained Q-network.
@@ -340,13 +361,10 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
     config = dict(locals())
 
     # ---- Setup: arguments and spaces first, then the logger ----
-    if num_procs() > 1:
-        raise ValueError("dqn: cannot use MPI (more than one process); DQN is a "
-                         "single-process algorithm, run it with --cpu 1")
-    _check_arguments(config)
+    check_args("dqn", dqn, config)
     env = env_fn()
+    check_spaces("dqn", env, **SPACES)
     test_env = env_fn()
-    _check_spaces(env)
 
     logger = EpochLogger(**logger_kwargs)
     logger.save_config(config)
@@ -474,8 +492,11 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
 
             if (t + 1) % steps_per_epoch == 0:
                 epoch = (t + 1) // steps_per_epoch
-                if epoch % save_freq == 0 or epoch == epochs:
-                    logger.save_state({"env": env}, itr=None)
+                # The latest Q-network is always on disk: model.pt is replaced
+                # (atomically) every epoch; every save_freq epochs a numbered copy.
+                logger.save_state({"env": env}, itr=None)
+                if epoch % save_freq == 0:
+                    logger.save_state({"env": env}, itr=epoch)
                 run_test_episodes()
 
                 logger.log_tabular("Epoch", epoch)
@@ -494,49 +515,3 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
     test_env.close()
     return q_net
 
-
-# Allowed values: ints used as counts (must be int), thresholds (any real), ranges.
-_COUNTS = dict(steps_per_epoch=1, epochs=1, replay_size=1, batch_size=1, n_step=1,
-               num_test_episodes=0)
-_THRESHOLDS = dict(start_steps=0, update_after=0, update_every=1, target_update_every=1,
-                   eps_decay_steps=0, max_ep_len=1, save_freq=1)
-_RANGES = dict(gamma=(0, 1), eps_start=(0, 1), eps_end=(0, 1), eps_test=(0, 1),
-               per_alpha=(0, None), per_beta=(0, 1))
-
-
-def _check_arguments(args):
-    """Raise ``TypeError``/``ValueError`` for an argument ``dqn`` cannot use."""
-    def real(name, low, high=None, strict=False):
-        value = args[name]   # low <= value <= high, or low < value when strict
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise TypeError(f"dqn: {name} must be a number, got {value!r}")
-        if value < low or (strict and value == low) or (high is not None and value > high):
-            allowed = f"{'>' if strict else '>='} {low}"
-            allowed += "" if high is None else f" and <= {high}"
-            raise ValueError(f"dqn: {name} must be {allowed}, got {value}")
-
-    for name, smallest in _COUNTS.items():
-        if isinstance(args[name], bool) or not isinstance(args[name], numbers.Integral):
-            raise TypeError(f"dqn: {name} must be an integer, got {args[name]!r}")
-        real(name, smallest)
-    for name, smallest in _THRESHOLDS.items():
-        real(name, smallest)
-    for name, (low, high) in _RANGES.items():
-        real(name, low, high)
-    real("lr", 0, strict=True)
-    real("per_eps", 0, strict=True)
-    if args["polyak"] is not None:
-        real("polyak", 0, 1)
-    if args["max_grad_norm"] is not None:
-        real("max_grad_norm", 0, strict=True)
-
-
-def _check_spaces(env):
-    """DQN needs a flat Box observation space and a Discrete action space."""
-    obs_space, act_space = env.observation_space, env.action_space
-    if type(obs_space).__name__ != "Box" or len(obs_space.shape) != 1:
-        raise ValueError(f"dqn: observation space {obs_space} is not supported; DQN needs a "
-                         "flat Box (wrap the env in gymnasium.wrappers.FlattenObservation)")
-    if type(act_space).__name__ != "Discrete":
-        raise ValueError(f"dqn: action space {act_space} is not supported; DQN needs a "
-                         "Discrete action space (for continuous actions use ddpg, td3 or sac)")

@@ -48,7 +48,6 @@ Pseudocode (docs/algorithms/sac.rst)::
 
 Lines of code that carry out a step of this pseudocode are tagged ``[SAC line N]``.
 """
-import numbers
 import time
 from copy import deepcopy
 
@@ -57,8 +56,10 @@ import torch
 
 import spinup.algos.sac.core as core
 from spinup.utils import torch_tools
+from spinup.utils.arg_checks import (BASIC_RULES, BOUNDED_BOX, FLAT_BOX, Rule, check_args,
+                                     check_spaces, in_range, is_number, nonneg_int, optional,
+                                     positive, positive_int, single_process, unit_interval)
 from spinup.utils.logx import EpochLogger
-from spinup.utils.mpi_tools import num_procs
 from spinup.utils.torch_tools import polyak_update, torch_threads
 
 # Adam, fused into one kernel per step where this torch supports that on the CPU
@@ -111,6 +112,36 @@ class ReplayBuffer:
         columns = dict(obs=self.obs_buf, obs2=self.obs2_buf, act=self.act_buf,
                        rew=self.rew_buf, done=self.done_buf)
         return {key: torch.from_numpy(column[rows]) for key, column in columns.items()}
+
+
+def _alpha_words(name, ctx):
+    learned = ctx is not None and ctx.config.get("target_entropy") is not None
+    return ("'auto' or a number " + ("> 0 (with target_entropy set, alpha is the "
+                                     "learned temperature's start)" if learned else ">= 0"))
+
+
+def _alpha_ok(alpha, ctx):
+    if isinstance(alpha, str):
+        return alpha == "auto"
+    learned = ctx.config.get("target_entropy") is not None
+    return alpha > 0 if learned else alpha >= 0
+
+
+# What sac accepts; checked by spinup.utils.arg_checks before anything is written
+# (and by the command line before it launches a run). Counts must be ints; the
+# thresholds start_steps .. save_freq are only compared, so any number will do.
+ARG_RULES = dict(BASIC_RULES, steps_per_epoch=positive_int, epochs=positive_int,
+                 replay_size=positive_int, gamma=unit_interval, polyak=unit_interval,
+                 lr=positive,
+                 alpha=Rule(_alpha_words, lambda a: isinstance(a, str) or is_number(a),
+                            _alpha_ok, late=True),
+                 batch_size=positive_int, start_steps=in_range(0), update_after=in_range(0),
+                 update_every=positive_int, num_test_episodes=nonneg_int,
+                 max_ep_len=in_range(1), save_freq=in_range(1),
+                 target_entropy=optional(in_range()),
+                 num_cpu=single_process("SAC does not average its updates over MPI "
+                                        "processes"))
+SPACES = dict(obs=FLAT_BOX, act=BOUNDED_BOX)
 
 
 def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
@@ -176,8 +207,10 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         max_ep_len (int): cut episodes after this many steps (>= 1). The cut is not a
             terminal state: the stored ``d`` stays 0.
         logger_kwargs (dict): keyword arguments for ``EpochLogger``.
-        save_freq (int): save the actor-critic every ``save_freq`` epochs (>= 1), and
-            after the last one.
+        save_freq (int): ``pyt_save/model.pt`` is rewritten after every epoch (a
+            crash or Ctrl-C loses at most the epoch in progress); in addition,
+            every ``save_freq`` epochs (>= 1) a copy ``model{epoch}.pt`` is kept
+            (epochs save_freq, 2 save_freq, ...; epochs count from 1).
         target_entropy (float or None): entropy target ``H_target`` of the learned
             temperature, in policy units; ``None`` means ``-act_dim``, the papers'
             heuristic. A number turns learning on even when ``alpha`` is a number
@@ -200,13 +233,11 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     config = dict(locals())
 
     # ---- Setup: arguments and spaces first, then the logger ----
-    if num_procs() > 1:
-        raise ValueError("sac: SAC cannot use MPI (its updates are not averaged over "
-                         "processes); run it as one process (no --cpu, or num_cpu=1)")
-    learn_alpha = _check_arguments(config)
+    check_args("sac", sac, config)
+    learn_alpha = alpha == "auto" or target_entropy is not None
     env = env_fn()
+    check_spaces("sac", env, **SPACES)
     test_env = env_fn()
-    _check_spaces(env)
     observation_space, action_space = env.observation_space, env.action_space
     (act_dim,) = action_space.shape
 
@@ -373,8 +404,11 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
             if (t + 1) % steps_per_epoch == 0:
                 epoch = (t + 1) // steps_per_epoch
-                if epoch % save_freq == 0 or epoch == epochs:
-                    logger.save_state({"env": env}, itr=None)
+                # The latest policy is always on disk: model.pt is replaced
+                # (atomically) every epoch; every save_freq epochs a numbered copy.
+                logger.save_state({"env": env}, itr=None)
+                if epoch % save_freq == 0:
+                    logger.save_state({"env": env}, itr=epoch)
                 run_test_episodes()
 
                 logger.log_tabular("Epoch", epoch)
@@ -395,61 +429,3 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     test_env.close()
     return ac
 
-
-# Integer arguments -> smallest allowed value. The first group is used as a count
-# (range, array size) and must be an int; the second only in comparisons.
-_COUNTS = dict(steps_per_epoch=1, epochs=1, replay_size=1, batch_size=1, update_every=1,
-               num_test_episodes=0)
-_THRESHOLDS = dict(start_steps=0, update_after=0, max_ep_len=1, save_freq=1)
-
-
-def _check_arguments(args):
-    """Check ``sac``'s arguments; return whether the temperature is learned.
-
-    Raises:
-        TypeError, ValueError: as listed in ``sac``'s docstring.
-    """
-    def real(name, low, high=None, strict=False):
-        """``low <= value <= high`` (``low < value`` when ``strict``)."""
-        value = args[name]
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise TypeError(f"sac: {name} must be a number, got {value!r}")
-        if value < low or (strict and value == low) or (high is not None and value > high):
-            allowed = f"{'>' if strict else '>='} {low}"
-            allowed += "" if high is None else f" and <= {high}"
-            raise ValueError(f"sac: {name} must be {allowed}, got {value}")
-
-    for name, smallest in _COUNTS.items():
-        if isinstance(args[name], bool) or not isinstance(args[name], numbers.Integral):
-            raise TypeError(f"sac: {name} must be an integer, got {args[name]!r}")
-        real(name, smallest)
-    for name, smallest in _THRESHOLDS.items():
-        real(name, smallest)
-    real("gamma", 0, 1)
-    real("polyak", 0, 1)
-    real("lr", 0, strict=True)
-
-    alpha, target_entropy = args["alpha"], args["target_entropy"]
-    learn_alpha = alpha == "auto" or target_entropy is not None
-    if alpha != "auto":
-        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
-            raise ValueError(f"sac: alpha must be a number or 'auto', got {alpha!r}")
-        # a learned temperature starts from log(alpha): it needs alpha > 0
-        real("alpha", 0, strict=learn_alpha)
-    if target_entropy is not None:
-        real("target_entropy", -np.inf)
-    return learn_alpha
-
-
-def _check_spaces(env):
-    """SAC needs a flat Box observation space and a bounded Box action space."""
-    obs_space, act_space = env.observation_space, env.action_space
-    if type(obs_space).__name__ != "Box" or len(obs_space.shape) != 1:
-        raise ValueError(f"sac: observation space {obs_space} is not supported; it needs a "
-                         "flat Box (wrap the env in gymnasium.wrappers.FlattenObservation)")
-    if type(act_space).__name__ != "Box" or len(act_space.shape) != 1:
-        raise ValueError(f"sac: action space {act_space} is not supported; SAC needs a "
-                         "continuous (Box) action space (for Discrete actions use dqn)")
-    if not (np.all(np.isfinite(act_space.low)) and np.all(np.isfinite(act_space.high))):
-        raise ValueError(f"sac: action space {act_space} has infinite bounds; SAC needs "
-                         "finite low/high to scale its tanh policy")
