@@ -288,6 +288,14 @@ def parse_and_execute_grid_search(cmd, args):
     grid = ExperimentGrid(name=exp_name)
     for key, options in values.items():
         grid.add(key, options, shorthand=shorthands.get(key))
+    # Every experiment's values and env spaces, against the algorithm's declared
+    # rules (spinup.utils.arg_checks), before the first one is launched.
+    from spinup.utils.arg_checks import check_cli
+    try:
+        for variant in grid.variants():
+            check_cli(cmd, algo, dict(variant, num_cpu=run_kwargs.get("num_cpu", 1)))
+    except (TypeError, ValueError) as e:
+        raise CLIError(str(e)) from None
     grid.run(algo, **run_kwargs)
 
 
