@@ -44,13 +44,13 @@ def test_bad_input_gives_one_clear_error(tmp_path, args, message):
 
 
 def test_algorithm_error_is_one_line(tmp_path):
-    # Pendulum has a Box action space but a bad max_ep_len type passes the CLI and fails
-    # in the algorithm's own check: one line, exit 2, no traceback.
+    # A value the CLI's parser accepts but the algorithm's rules refuse: the parent
+    # process checks it (spinup.utils.arg_checks) before launching, one line, exit 2.
     proc = run_cli("ppo", "--env", "CartPole-v1", "--steps_per_epoch", 0, "--epochs", 1,
                    "--data_dir", tmp_path, check=False)
-    assert proc.returncode != 0
+    assert proc.returncode == 2
     assert "steps_per_epoch" in proc.stderr and "Traceback" not in proc.stderr
-    assert "failed" in proc.stderr
+    assert not os.listdir(tmp_path)  # refused before launch
 
 
 def test_plot_and_test_policy_commands(tmp_path):

@@ -52,9 +52,9 @@ import numpy as np
 import torch
 
 import spinup.algos.a2c.core as core
-from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, check_args,
-                                     check_spaces, nonneg, optional, positive, positive_int,
-                                     steps_over_procs, unit_interval)
+from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, boolean,
+                                     check_args, check_spaces, nonneg, optional, positive,
+                                     positive_int, steps_over_procs, unit_interval)
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
 from spinup.utils.mpi_tools import num_procs, proc_id
@@ -159,8 +159,8 @@ def compute_loss(ac, data, ent_coef, vf_coef):
 # (and by the command line before it launches a run).
 ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(block="n_steps"),
                  epochs=positive_int, n_steps=positive_int, gamma=unit_interval,
-                 lam=unit_interval, lr=positive, ent_coef=nonneg, vf_coef=nonneg,
-                 max_grad_norm=optional(nonneg), max_ep_len=positive_int,
+                 lam=unit_interval, lr=positive, anneal_lr=boolean, ent_coef=nonneg,
+                 vf_coef=nonneg, max_grad_norm=optional(nonneg), max_ep_len=positive_int,
                  save_freq=positive_int)
 SPACES = dict(obs=FLAT_BOX, act=(BOX, DISCRETE))
 
