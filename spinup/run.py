@@ -283,6 +283,11 @@ def parse_and_execute_grid_search(cmd, args):
             flag = "dt" if switch == "datestamp" else switch
             raise CLIError(f"{cmd}: --{flag} is a switch: give it alone (or True/False)")
     _check_num_cpu(cmd, run_kwargs.get("num_cpu", 1))
+    from spinup.utils.mpi_tools import check_num_cpu
+    try:  # the core count first: it explains a --cpu 99 better than steps_per_epoch would
+        check_num_cpu(run_kwargs.get("num_cpu", 1), run_kwargs.get("oversubscribe", False))
+    except ValueError as e:
+        raise CLIError(str(e)) from None
 
     from spinup.utils.run_utils import ExperimentGrid
     grid = ExperimentGrid(name=exp_name)
