@@ -34,7 +34,11 @@ setup(
         "tqdm>=4.60",
     ],
     extras_require={
-        "test": ["pytest>=7", "pytest-timeout>=2.1", "gymnasium[mujoco]>=1.0"],
+        "test": ["pytest>=7", "pytest-timeout>=2.1", "gymnasium[mujoco]>=1.0",
+                 "moviepy>=1.0.0", "pygame-ce>=2.1.3"],
+        # test_policy --video: gymnasium's RecordVideo writes MP4s with moviepy;
+        # the classic-control environments draw their frames with pygame.
+        "video": ["moviepy>=1.0.0", "pygame-ce>=2.1.3"],
         "mujoco": ["gymnasium[mujoco]>=1.0"],
         "box2d": ["gymnasium[box2d]>=1.0"],
         "docs": ["sphinx>=7", "sphinx-rtd-theme>=2.0"],

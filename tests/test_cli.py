@@ -188,8 +188,9 @@ def test_read_only_data_dir_is_refused(tmp_path):
 
 def test_cpu_above_the_cores_is_refused_with_the_core_count(tmp_path):
     from spinup.utils.mpi_tools import available_cores
-    proc = run_cli("ppo", "--env", "CartPole-v1", "--cpu", 99, "--data_dir", tmp_path,
-                   check=False)
+    too_many = available_cores() + 1
+    proc = run_cli("ppo", "--env", "CartPole-v1", "--cpu", too_many, "--steps_per_epoch",
+                   100 * too_many, "--data_dir", tmp_path, check=False)
     _assert_refused(proc, f"more MPI processes than the {available_cores()} CPU cores")
     assert "--oversubscribe" in proc.stderr and not os.listdir(tmp_path)
     proc = run_cli("ppo", "--env", "CartPole-v1", "--overwrite", "yes", "--data_dir", tmp_path,
