@@ -20,6 +20,7 @@ setup(
     long_description_content_type="text/markdown",
     python_requires=">=3.9",
     packages=find_packages(include=["spinup", "spinup.*"]),
+    package_data={"spinup.presets": ["*.json"]},  # the presets ship with the package
     install_requires=[
         "torch>=2.0",
         "numpy>=1.24",
@@ -42,7 +43,9 @@ setup(
         "mujoco": ["gymnasium[mujoco]>=1.0"],
         "box2d": ["gymnasium[box2d]>=1.0"],
         "docs": ["sphinx>=7", "sphinx-rtd-theme>=2.0"],
-        "bench": ["stable-baselines3>=2.3"],
+        # benchmarks/time_to_threshold.py; tianshou pins pandas<3 and deepdiff<8 in its metadata
+        # but runs with newer ones: `pip install --no-deps tianshou` if pip wants to downgrade.
+        "bench": ["stable-baselines3>=2.3", "tianshou>=2.0"],
     },
     entry_points={"console_scripts": ["spinup=spinup.run:main"]},
     license="MIT",
