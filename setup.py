@@ -36,7 +36,9 @@ setup(
     ],
     extras_require={
         "test": ["pytest>=7", "pytest-timeout>=2.1", "gymnasium[mujoco]>=1.0",
-                 "moviepy>=1.0.0", "pygame-ce>=2.1.3"],
+                 "moviepy>=1.0.0", "pygame-ce>=2.1.3", "tensorboard>=2.10"],
+        # --tensorboard: torch.utils.tensorboard needs the tensorboard package.
+        "tensorboard": ["tensorboard>=2.10"],
         # test_policy --video: gymnasium's RecordVideo writes MP4s with moviepy;
         # the classic-control environments draw their frames with pygame.
         "video": ["moviepy>=1.0.0", "pygame-ce>=2.1.3"],
