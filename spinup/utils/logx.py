@@ -18,6 +18,7 @@ import atexit
 import json
 import os
 import os.path as osp
+import sys
 import time
 
 import numpy as np
@@ -34,6 +35,10 @@ color2num = dict(gray=30, red=31, green=32, yellow=33, blue=34, magenta=35, cyan
 def colorize(string, color, bold=False, highlight=False):
     """Return ``string`` wrapped in ANSI escape codes so a terminal shows it in colour.
 
+    When standard output is not a terminal (a file, a pipe, a CI log), or the
+    ``NO_COLOR`` environment variable is set, ``string`` is returned unchanged, so
+    that saved output holds no escape codes.
+
     Args:
         string (str): the text.
         color (str): a key of ``color2num`` (``'red'``, ``'green'``, ...).
@@ -44,9 +49,16 @@ def colorize(string, color, bold=False, highlight=False):
         KeyError: ``color`` is not a known colour.
     """
     codes = [str(color2num[color] + (10 if highlight else 0))]
+    if not _stdout_is_terminal():
+        return string
     if bold:
         codes.append("1")
     return f"\x1b[{';'.join(codes)}m{string}\x1b[0m"
+
+
+def _stdout_is_terminal():
+    isatty = getattr(sys.stdout, "isatty", None)
+    return bool(isatty and isatty()) and not os.environ.get("NO_COLOR")
 
 
 def _format_cell(val):
@@ -66,6 +78,61 @@ def print_table(columns):
     lines = [rule] + ["| %s | %15s |" % (name.rjust(width), _format_cell(val))
                       for name, val in columns] + [rule]
     print("\n".join(lines), flush=True)
+
+
+def _minutes(seconds):
+    """``mm:ss`` (``h:mm:ss`` from one hour on) for a duration in seconds."""
+    seconds = int(round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    text = "%02d:%02d" % divmod(rest, 60)
+    return f"{hours}:{text}" if hours else text
+
+
+def progress_line(row, epochs=None, seconds_per_epoch=None, steps_per_second=None):
+    """One line summarising an epoch's row, as printed when the logger is not verbose.
+
+    For example ``epoch 12/50  steps 48000  return 195.3 (test 200.0)  1450 steps/s
+    ETA 02:41``. The return is ``AverageEpRet`` (and ``AverageTestEpRet`` in
+    brackets when the algorithm runs test episodes); a part whose column or
+    figure is missing is left out.
+
+    Args:
+        row (dict): column -> value of the epoch (``Epoch`` counts from 0).
+        epochs (int): the run's number of epochs, for ``k/N`` and the time left.
+        seconds_per_epoch (float): recent duration of an epoch, for the time left.
+        steps_per_second (float): recent rate of environment steps.
+    """
+    def number(key):
+        val = row.get(key)
+        return float(val) if hasattr(val, "__float__") and not isinstance(val, str) else None
+
+    parts = []
+    epoch = number("Epoch")
+    if epoch is not None:
+        done = int(epoch) + 1
+        parts.append(f"epoch {done}/{epochs}" if epochs else f"epoch {done}")
+    steps = number("TotalEnvInteracts")
+    if steps is not None:
+        parts.append(f"steps {int(steps)}")
+    ret, test_ret = number("AverageEpRet"), number("AverageTestEpRet")
+    if ret is not None or test_ret is not None:
+        shown = "return " + ("-" if ret is None else "%.4g" % ret)
+        parts.append(shown + ("" if test_ret is None else " (test %.4g)" % test_ret))
+    if steps_per_second:
+        parts.append("%.0f steps/s" % steps_per_second)
+    if epochs and epoch is not None and seconds_per_epoch is not None:
+        parts.append("ETA " + _minutes(max(epochs - int(epoch) - 1, 0) * seconds_per_epoch))
+    return "  ".join(parts)
+
+
+def _tensorboard_writer_class():
+    """``torch.utils.tensorboard.SummaryWriter``, or an ImportError naming the extra."""
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError as e:
+        raise ImportError(f"tensorboard=True needs the tensorboard package ({e}); install it "
+                          'with: pip install "spinup[tensorboard]"') from None
+    return SummaryWriter
 
 
 def refusal_to_overwrite(table_path):
@@ -91,7 +158,7 @@ class Logger:
     """
 
     def __init__(self, output_dir=None, output_fname="progress.txt", exp_name=None,
-                 overwrite=False):
+                 overwrite=False, tensorboard=False, verbose=False, resume=False):
         """Create the output directory and open the table file (on rank 0).
 
         Args:
@@ -103,10 +170,24 @@ class Logger:
             overwrite (bool): allow ``output_dir`` to hold an earlier run's table
                 already (it is then replaced, and so are that run's other files).
                 False protects finished runs from being lost by a repeated command.
+            tensorboard (bool): also write every column of every row to
+                TensorBoard event files in ``output_dir/tb/``, with
+                ``TotalEnvInteracts`` as the step (the epoch if a row has none).
+                Needs the ``tensorboard`` package (``pip install "spinup[tensorboard]"``).
+            verbose (bool): print each epoch's row as the full table. False prints
+                one progress line per epoch (:func:`progress_line`) and the
+                configuration's file name rather than its contents.
+            resume (bool): continue the run in ``output_dir`` (see
+                :mod:`spinup.utils.checkpoint`): the table is opened for appending
+                with its header kept, and :meth:`save_config` leaves
+                ``config.json`` as it is. The algorithm then calls
+                :meth:`keep_rows` with the checkpoint's epoch.
 
         Raises:
+            FileNotFoundError: ``resume`` is set and there is no table to continue.
             FileExistsError: the table exists already and ``overwrite`` is False.
-                Nothing has been written when this is raised.
+            ImportError: ``tensorboard`` is True and the package is missing.
+                Nothing has been written when either is raised.
         """
         self.exp_name = exp_name
         self.log_headers = []
@@ -117,24 +198,81 @@ class Logger:
         self._config = {}
         self._saved_module = None  # set by setup_pytorch_saver
         self._saved_kwargs = {}
+        self.resuming = bool(resume)
+        self.verbose = verbose
+        self._warned = set()  # keys of warn_once
+        self._pace = None  # (Epoch, Time, TotalEnvInteracts) of the previous row
+        self._start = time.time()  # for the pace when rows have no Time column
+        self._tb_writer, self._tb_rows = None, 0
+        writer_class = _tensorboard_writer_class() if tensorboard else None
         if proc_id() != 0:
             return
         self.output_dir = output_dir or f"/tmp/experiments/{int(time.time())}"
         table_path = osp.join(self.output_dir, output_fname)
-        if osp.exists(table_path):
+        self._table_path = table_path
+        if resume:
+            self._continue_table()
+        elif osp.exists(table_path):
             if not overwrite:
                 raise FileExistsError(refusal_to_overwrite(table_path))
             print(colorize(f"Warning: replacing the run in {self.output_dir} "
                            "(overwrite=True).", "red", bold=True))
         os.makedirs(self.output_dir, exist_ok=True)
-        self.output_file = open(table_path, "w")
+        self.output_file = self.output_file or open(table_path, "w")
         atexit.register(self.output_file.close)
+        if writer_class is not None:
+            self._tb_writer = writer_class(log_dir=osp.join(self.output_dir, "tb"))
+            atexit.register(self._tb_writer.close)
         print(colorize(f"Logging data to {table_path}", "green", bold=True))
+
+    def _continue_table(self):
+        """Open the table of the run being resumed for appending; take its columns."""
+        if not osp.exists(self._table_path):
+            raise FileNotFoundError(f"{self.output_dir}: no run to resume "
+                                    f"({osp.basename(self._table_path)} does not exist)")
+        with open(self._table_path) as f:
+            header = f.readline().rstrip("\n")
+        self.log_headers = header.split("\t") if header else []
+        self.first_row = not self.log_headers
+        self.output_file = open(self._table_path, "a")
+
+    def keep_rows(self, epochs):
+        """On resuming: keep the header and the first ``epochs`` rows of the table.
+
+        Rows after them were written by the interrupted run after its last
+        checkpoint; the resumed run writes those epochs again.
+        """
+        if proc_id() != 0 or not self.resuming:
+            return
+        with open(self._table_path) as f:
+            lines = f.readlines()
+        if len(lines) > epochs + 1:
+            self.output_file.close()
+            write_text_atomically(self._table_path, "".join(lines[:epochs + 1]))
+            self.output_file = open(self._table_path, "a")
+            atexit.register(self.output_file.close)
 
     def log(self, msg, color="green"):
         """Print ``msg`` in colour, on rank 0 only."""
         if proc_id() == 0:
             print(colorize(msg, color, bold=True))
+
+    def detail(self, msg, color="green"):
+        """Like :meth:`log`, but only for a verbose logger: per-epoch remarks that
+        the table records anyway (e.g. PPO's early stop, in column ``StopIter``)."""
+        if self.verbose:
+            self.log(msg, color)
+
+    def warn_once(self, key, msg):
+        """Print warning ``msg`` the first time ``key`` is warned about in this run (rank 0).
+
+        For conditions that recur every epoch, such as an episode cut off by the
+        end of the epoch, so that they do not bury the progress output.
+        """
+        if key in self._warned:
+            return
+        self._warned.add(key)
+        self.log(msg + " (shown once per run)", color="red")
 
     def log_tabular(self, key, val):
         """Set this epoch's value of column ``key``.
@@ -174,11 +312,15 @@ class Logger:
         as_json = convert_json(config)
         if self.exp_name is not None:
             as_json["exp_name"] = self.exp_name
-        if proc_id() != 0:
+        if proc_id() != 0 or self.resuming:  # a resumed run keeps its config.json
             return
         text = json.dumps(as_json, separators=(",", ":\t"), indent=4, sort_keys=True)
-        print(colorize("Saving config to config.json:\n", color="cyan", bold=True))
-        print(text)
+        if self.verbose:
+            print(colorize("Saving config to config.json:\n", color="cyan", bold=True))
+            print(text)
+        else:
+            print(colorize(f"Saving config to {osp.join(self.output_dir, 'config.json')}",
+                           color="cyan", bold=True))
         with open(osp.join(self.output_dir, "config.json"), "w") as f:
             f.write(text)
 
@@ -247,20 +389,59 @@ class Logger:
         save_model(osp.join(save_dir, f"model{suffix}.pt"), module, self._saved_kwargs, *spaces)
 
     def dump_tabular(self):
-        """End the epoch: print its row as a table, append it to the file, start a new row.
+        """End the epoch: print its row, append it to the file, start a new row.
 
-        The first call also writes the header row. A column with no value this
-        epoch is left empty.
+        The row is printed as a table when the logger is verbose (or the row has
+        none of the columns of :func:`progress_line`), else as one progress line. The first call also writes the header row. A column with
+        no value this epoch is left empty. With ``tensorboard=True`` the row's
+        numbers also go to the event files, flushed at once.
         """
         if proc_id() == 0:
             row = [self.log_current_row.get(key, "") for key in self.log_headers]
-            print_table(zip(self.log_headers, row))
+            line = None if self.verbose else self._progress(self.log_current_row)
+            if line:
+                print(line, flush=True)
+            else:  # verbose, or none of the columns a progress line shows
+                print_table(zip(self.log_headers, row))
             if self.first_row:
                 self.output_file.write("\t".join(self.log_headers) + "\n")
             self.output_file.write("\t".join(str(val) for val in row) + "\n")
             self.output_file.flush()
+            if self._tb_writer is not None:
+                self._write_tensorboard(self.log_current_row)
         self.log_current_row.clear()
         self.first_row = False
+
+
+    def _progress(self, row):
+        """The progress line of ``row``, with the pace measured since the previous row."""
+        def number(key, default=None):
+            val = row.get(key)
+            return float(val) if hasattr(val, "__float__") and not isinstance(val, str) \
+                else default
+
+        epoch, steps = number("Epoch"), number("TotalEnvInteracts", 0.0)
+        elapsed = number("Time", time.time() - self._start)
+        seconds_per_epoch = steps_per_second = None
+        if epoch is not None:
+            # The first row is measured from the start of the run (Epoch -1, no steps).
+            last_epoch, last_time, last_steps = self._pace or (-1.0, 0.0, 0.0)
+            if epoch > last_epoch and elapsed > last_time:
+                seconds_per_epoch = (elapsed - last_time) / (epoch - last_epoch)
+                steps_per_second = (steps - last_steps) / (elapsed - last_time)
+            self._pace = (epoch, elapsed, steps)
+        return progress_line(row, self._config.get("epochs"), seconds_per_epoch,
+                             steps_per_second)
+
+    def _write_tensorboard(self, row):
+        """Add the row's numeric columns to the event files, at step ``TotalEnvInteracts``."""
+        step = row.get("TotalEnvInteracts", row.get("Epoch", self._tb_rows))
+        for key in self.log_headers:
+            val = row.get(key)
+            if hasattr(val, "__float__") and not isinstance(val, str):
+                self._tb_writer.add_scalar(key, float(val), global_step=int(step))
+        self._tb_writer.flush()
+        self._tb_rows += 1
 
 
 class EpochLogger(Logger):
