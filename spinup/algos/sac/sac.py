@@ -59,6 +59,9 @@ from spinup.utils import torch_tools
 from spinup.utils.arg_checks import (BASIC_RULES, BOUNDED_BOX, FLAT_BOX, Rule, check_args,
                                      check_spaces, in_range, is_number, nonneg_int, optional,
                                      positive, positive_int, single_process, unit_interval)
+from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint,
+                                     restore_env_state, restore_episode, restore_rng_state,
+                                     rng_state, save_checkpoint)
 from spinup.utils.logx import EpochLogger
 from spinup.utils.torch_tools import polyak_update, torch_threads
 
@@ -99,6 +102,19 @@ class ReplayBuffer:
         self.obs2_buf[slot], self.done_buf[slot] = next_obs, done
         self.ptr = (slot + 1) % self.max_size
         self.size = min(self.size + 1, self.max_size)
+
+    def state(self):
+        """The stored transitions (the first ``size`` rows) and ``ptr``, as tensors."""
+        rows = slice(0, self.size)
+        return dict(ptr=self.ptr, size=self.size, **{
+            name: torch.from_numpy(getattr(self, name)[rows])
+            for name in ("obs_buf", "obs2_buf", "act_buf", "rew_buf", "done_buf")})
+
+    def load(self, saved):
+        """Refill the buffer from :meth:`state`."""
+        self.ptr, self.size = saved["ptr"], saved["size"]
+        for name in ("obs_buf", "obs2_buf", "act_buf", "rew_buf", "done_buf"):
+            getattr(self, name)[:self.size] = saved[name].numpy()
 
     def sample_batch(self, batch_size=32):
         """Draw ``batch_size`` stored transitions uniformly, with replacement.
@@ -275,6 +291,39 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
     logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
 
+    # ---- Checkpoint (written after each epoch's row; resume=True reads it) ----
+    run_dir = logger.output_dir or logger_kwargs.get("output_dir")
+    nets_and_optimizers = dict(ac=ac, ac_targ=ac_targ, pi_optimizer=pi_optimizer,
+                               q_optimizer=q_optimizer, alpha_optimizer=alpha_optimizer)
+
+    def checkpoint_state(epochs_done):
+        """Everything the next epoch depends on, as tensors and plain values."""
+        state = {name: None if obj is None else obj.state_dict()
+                 for name, obj in nets_and_optimizers.items()}
+        return dict(state, epoch=epochs_done, elapsed=time.time() - start_time,
+                    rng=rng_state(), alpha=alpha, replay=replay_buffer.state(),
+                    log_alpha=log_alpha.detach().clone() if learn_alpha else None,
+                    episode=episode_state(env, o, ep_ret, ep_len),
+                    test_env=env_state(test_env))
+
+    def restore(state):
+        """Undo checkpoint_state; returns the number of epochs already done."""
+        nonlocal o, ep_ret, ep_len, start_time, alpha
+        for name, obj in nets_and_optimizers.items():
+            if obj is not None:
+                obj.load_state_dict(state[name])
+        if learn_alpha:
+            with torch.no_grad():
+                log_alpha.copy_(state["log_alpha"])
+        alpha = state["alpha"]
+        replay_buffer.load(state["replay"])
+        o, ep_ret, ep_len = restore_episode(env, state["episode"])
+        restore_env_state(test_env, state["test_env"], "the test environment")
+        restore_rng_state(state["rng"])
+        start_time = time.time() - state["elapsed"]
+        logger.keep_rows(state["epoch"])
+        return state["epoch"]
+
     # ---- Losses ----
     def loss_q(data):
         """[SAC lines 12-13] Squared error of both Q-functions against the target
@@ -374,10 +423,11 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     test_env.reset(seed=seed + 1)
     test_env.action_space.seed(seed + 1)
     ep_ret, ep_len = 0.0, 0
+    first_epoch = restore(load_checkpoint(run_dir)) if logger.resuming else 0
     # Batches of ~100 through small MLPs: one thread is fastest (extra threads cost
     # more in synchronisation than they save) and keeps a seed's numbers reproducible.
     with torch_threads(1):
-        for t in range(steps_per_epoch * epochs):   # [SAC line 3]
+        for t in range(steps_per_epoch * first_epoch, steps_per_epoch * epochs):  # [SAC line 3]
             # [SAC line 4] uniform over the box while t < start_steps, then the policy
             if t < start_steps:
                 a = np.random.uniform(-1.0, 1.0, size=act_dim).astype(np.float32)
@@ -425,6 +475,8 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 logger.log_tabular("Alpha", alpha)
                 logger.log_tabular("Time", time.time() - start_time)
                 logger.dump_tabular()
+                if run_dir is not None:
+                    save_checkpoint(run_dir, checkpoint_state(epoch))
     env.close()
     test_env.close()
     return ac

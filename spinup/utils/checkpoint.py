@@ -1,0 +1,300 @@
+"""Checkpoints: the whole training state of a run, so that it can be resumed.
+
+``model.pt`` (see :mod:`spinup.utils.serialization_utils`) holds the policy, which
+is enough to watch the agent but not to go on training it. A checkpoint holds
+everything the next epoch depends on: networks and target networks, optimizer
+states, the learned temperature, counters, the random generators of Python, numpy
+and torch, the environments (down to the episode in progress) and, for off-policy
+algorithms, the replay buffer. Each algorithm writes one at the end of every epoch,
+after the epoch's row of ``progress.txt``::
+
+    pyt_save/checkpoint.pt            MPI rank 0 (or the only process)
+    pyt_save/checkpoint_rank{r}.pt    MPI rank r > 0 (its own RNG and env states)
+
+A checkpoint is a dict of tensors and plain values (numbers, strings, lists,
+dicts) written with ``torch.save``; it loads with ``torch.load(path,
+weights_only=True)``, so reading one never runs code from the file. Files are
+replaced atomically: a run killed while saving leaves the previous checkpoint.
+
+Resuming (``logger_kwargs=dict(output_dir=D, resume=True)``, or ``python -m
+spinup.run ALGO --resume D``) loads the checkpoint, drops any row of
+``progress.txt`` written after it, and continues with the next epoch. See
+``docs/user/saving_and_loading.rst``.
+"""
+import os
+import os.path as osp
+import random
+import warnings
+
+import numpy as np
+
+from spinup.utils.serialization_utils import write_atomically
+
+#: Written into every checkpoint; a file with another value is refused.
+CHECKPOINT_FORMAT = "spinup-checkpoint-1"
+
+# Attributes of environments and wrappers that are configuration, rendering or
+# bookkeeping rather than the state of an episode: never saved, never a reason to
+# give up on an exact resume.
+_NOT_STATE = {"env", "spec", "metadata", "render_mode", "observation_space", "action_space",
+              "_action_space", "_observation_space", "_metadata", "_cached_spec",
+              "_saved_kwargs", "_ezpickle_args", "_ezpickle_kwargs", "_np_random",
+              "screen", "clock", "viewer", "mujoco_renderer", "model", "data", "fullpath",
+              "observation_structure", "_previous_data", "camera_name", "camera_id",
+              "reward_range", "_reward_range"}
+
+_warned_inexact = False
+
+
+# ---- Files ----
+
+def checkpoint_path(output_dir, rank=0):
+    """Where MPI rank ``rank`` keeps its checkpoint inside ``output_dir``."""
+    name = "checkpoint.pt" if rank == 0 else f"checkpoint_rank{rank}.pt"
+    return osp.join(output_dir, "pyt_save", name)
+
+
+def _my_rank():
+    from spinup.utils.mpi_tools import proc_id
+    return proc_id()
+
+
+def save_checkpoint(output_dir, state):
+    """Write this process's checkpoint, atomically.
+
+    Args:
+        output_dir (str): the run's output directory (every MPI rank passes the
+            same one; each writes its own file, see :func:`checkpoint_path`).
+        state (dict): tensors and plain values only (use :func:`rng_state`,
+            :func:`env_state` and ``state_dict()`` for the objects).
+    """
+    import torch
+    path = checkpoint_path(output_dir, _my_rank())
+    os.makedirs(osp.dirname(path), exist_ok=True)
+    payload = dict(state, format=CHECKPOINT_FORMAT)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        write_atomically(path, lambda tmp: torch.save(payload, tmp))
+
+
+def load_checkpoint(output_dir, rank=None):
+    """Read the checkpoint that :func:`save_checkpoint` wrote (this rank's by default).
+
+    Returns:
+        dict: the saved state.
+
+    Raises:
+        FileNotFoundError: ``output_dir`` has no checkpoint for this rank.
+        ValueError: the file is truncated, holds anything but tensors and plain
+            values, or is not a spinup checkpoint.
+    """
+    import torch
+    path = checkpoint_path(output_dir, _my_rank() if rank is None else rank)
+    if not osp.exists(path):
+        raise FileNotFoundError(f"{output_dir}: no checkpoint to resume from ({path} does not "
+                                "exist; checkpoints are written at the end of each epoch)")
+    try:
+        state = torch.load(path, weights_only=True)
+    except Exception as e:  # truncated, damaged, or pickled code
+        raise ValueError(f"{output_dir}: corrupt checkpoint {path} ({type(e).__name__}); "
+                         "cannot resume from it") from None
+    if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"{output_dir}: corrupt checkpoint {path} (not a "
+                         f"{CHECKPOINT_FORMAT} file)")
+    return state
+
+
+# ---- Random generators ----
+
+def rng_state():
+    """The global generators of Python's ``random``, numpy and torch, as plain values."""
+    import torch
+    version, words, gauss = random.getstate()
+    kind, keys, pos, has_gauss, cached = np.random.get_state()
+    return {"python": [version, list(words), gauss],
+            "numpy": [kind, torch.from_numpy(keys.astype(np.int64)), int(pos),
+                      int(has_gauss), float(cached)],
+            "torch": torch.get_rng_state()}
+
+
+def restore_rng_state(saved):
+    """Put back the generators that :func:`rng_state` described."""
+    import torch
+    version, words, gauss = saved["python"]
+    random.setstate((version, tuple(words), gauss))
+    kind, keys, pos, has_gauss, cached = saved["numpy"]
+    np.random.set_state((kind, keys.numpy().astype(np.uint32), pos, has_gauss, cached))
+    torch.set_rng_state(saved["torch"])
+
+
+def generator_state(gen):
+    """A ``numpy.random.Generator``'s bit-generator state (a dict of ints), or None.
+
+    The 128-bit integers of PCG64 are kept as strings so any reader takes them.
+    """
+    if gen is None:
+        return None
+    return _ints_to_text(gen.bit_generator.state)
+
+
+def restore_generator(gen, saved):
+    """Set ``gen``'s bit-generator state from :func:`generator_state`."""
+    if gen is not None and saved is not None:
+        gen.bit_generator.state = _text_to_ints(saved)
+
+
+def _ints_to_text(d):
+    return {k: _ints_to_text(v) if isinstance(v, dict) else
+            (f"int:{v}" if isinstance(v, int) and not isinstance(v, bool) else v)
+            for k, v in d.items()}
+
+
+def _text_to_ints(d):
+    return {k: _text_to_ints(v) if isinstance(v, dict) else
+            (int(v[4:]) if isinstance(v, str) and v.startswith("int:") else v)
+            for k, v in d.items()}
+
+
+# ---- Environments ----
+
+def _plain(value):
+    """``(True, saved form)`` for a value that is state we can save, else ``(False, None)``."""
+    import torch
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return True, value
+    if isinstance(value, np.generic):
+        return True, value.item()
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+        return True, torch.from_numpy(np.array(value))
+    if isinstance(value, tuple) and all(isinstance(v, (int, float)) for v in value):
+        return True, {"tuple": list(value)}
+    return False, None
+
+
+def _unplain(value):
+    import torch
+    if isinstance(value, torch.Tensor):
+        return value.numpy().copy()
+    if isinstance(value, dict) and set(value) == {"tuple"}:
+        return tuple(value["tuple"])
+    return value
+
+
+def _layers(env):
+    """The wrapper chain from the outermost wrapper to the base environment."""
+    layers = [env]
+    while hasattr(layers[-1], "env") and layers[-1].env is not layers[-1]:
+        layers.append(layers[-1].env)
+    return layers
+
+
+def env_state(env):
+    """Describe an environment so that :func:`restore_env_state` continues its episode.
+
+    Saved, for every layer of the wrapper chain: plain attributes (numbers,
+    flags, numeric arrays, e.g. ``TimeLimit._elapsed_steps`` or a classic-control
+    env's ``state``) and the ``np_random`` generator; for MuJoCo envs, the full
+    integration state of ``data`` (time, ``qpos``, ``qvel``, actuator and warm-start
+    state); and the action space's generator. Attributes of other kinds (a Box2D
+    world, a wrapper's running statistics) cannot be saved: the result is then
+    marked ``exact=False`` and a resume starts a new episode instead.
+
+    Returns:
+        dict: tensors and plain values.
+    """
+    layers, exact, skipped = [], True, []
+    for layer in _layers(env):
+        attrs = {}
+        for name, value in vars(layer).items():
+            if name in _NOT_STATE or callable(value):
+                continue
+            ok, saved = _plain(value)
+            if ok:
+                attrs[name] = saved
+            elif not isinstance(value, (dict, list)) or name.startswith("_"):
+                exact = False
+                skipped.append(f"{type(layer).__name__}.{name}")
+        layers.append({"class": type(layer).__name__, "attrs": attrs,
+                       "np_random": generator_state(vars(layer).get("_np_random"))})
+    state = {"layers": layers, "exact": exact, "skipped": skipped,
+             "mujoco": _mujoco_state(env.unwrapped),
+             "action_space": generator_state(getattr(env.action_space, "_np_random", None))}
+    return state
+
+
+def _mujoco_state(base):
+    data, model = getattr(base, "data", None), getattr(base, "model", None)
+    if data is None or model is None or type(data).__name__ != "MjData":
+        return None
+    import mujoco
+    import torch
+    spec = mujoco.mjtState.mjSTATE_INTEGRATION
+    buf = np.empty(mujoco.mj_stateSize(model, spec), dtype=np.float64)
+    mujoco.mj_getState(model, data, buf, spec)
+    return torch.from_numpy(buf)
+
+
+def restore_env_state(env, saved, what="the environment"):
+    """Continue ``env``'s saved episode; False if only a new episode can be started.
+
+    ``env`` must be built the same way as the saved one (same wrappers) and have
+    been reset once. When the saved description is incomplete (see
+    :func:`env_state`), nothing is changed, a warning is printed once per
+    process, and False is returned: the caller then resets ``env`` and starts a
+    new episode.
+    """
+    global _warned_inexact
+    layers = _layers(env)
+    classes = [type(layer).__name__ for layer in layers]
+    if not saved["exact"] or classes != [layer["class"] for layer in saved["layers"]]:
+        if not _warned_inexact:
+            why = (", ".join(saved["skipped"]) if not saved["exact"]
+                   else "the wrapper chain differs")
+            print(f"Warning: cannot restore {what} exactly ({why}); the resumed run "
+                  "starts a new episode.", flush=True)
+            _warned_inexact = True
+        return False
+    for layer, entry in zip(layers, saved["layers"]):
+        for name, value in entry["attrs"].items():
+            setattr(layer, name, _unplain(value))
+        if entry["np_random"] is not None and vars(layer).get("_np_random") is not None:
+            restore_generator(layer._np_random, entry["np_random"])
+    if saved["mujoco"] is not None:
+        import mujoco
+        base = env.unwrapped
+        mujoco.mj_setState(base.model, base.data, saved["mujoco"].numpy(),
+                           mujoco.mjtState.mjSTATE_INTEGRATION)
+        mujoco.mj_forward(base.model, base.data)
+    restore_generator(getattr(env.action_space, "_np_random", None), saved["action_space"])
+    return True
+
+
+def episode_state(env, obs, ep_ret, ep_len):
+    """:func:`env_state` plus the episode in progress (its last observation and totals)."""
+    import torch
+    return {"env": env_state(env), "obs": torch.as_tensor(np.array(obs)),
+            "ep_ret": float(ep_ret), "ep_len": int(ep_len)}
+
+
+def restore_episode(env, saved, what="the environment"):
+    """Undo :func:`episode_state`: returns ``(obs, ep_ret, ep_len)`` to continue with.
+
+    When the env cannot be restored exactly, ``env`` is reset and a new
+    episode starts (``ep_ret = ep_len = 0``).
+    """
+    if restore_env_state(env, saved["env"], what):
+        return saved["obs"].numpy().copy(), saved["ep_ret"], saved["ep_len"]
+    obs, _ = env.reset()
+    return obs, 0.0, 0
+
+
+def module_states(**objs):
+    """``{name: obj.state_dict()}`` for networks and optimizers (None stays None)."""
+    return {name: None if obj is None else obj.state_dict() for name, obj in objs.items()}
+
+
+def load_module_states(saved, **objs):
+    """``obj.load_state_dict(saved[name])`` for every named network or optimizer."""
+    for name, obj in objs.items():
+        if obj is not None:
+            obj.load_state_dict(saved[name])
