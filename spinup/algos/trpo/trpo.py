@@ -396,8 +396,8 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             if not (terminated or timeout or epoch_full):
                 continue
             if epoch_full and not (terminated or timeout) and not warned:
-                print("Warning: trajectory cut off by epoch at %d steps." % ep_len,
-                      flush=True)
+                logger.warn_once("cut_off", "Warning: trajectory cut off by epoch at "
+                                 f"{ep_len} steps.")
                 warned = True
             # [TRPO lines 5-6] Close the path. Only a terminal state is worth 0; a time
             # limit or the end of the epoch bootstraps from V_phi (see the docs page).

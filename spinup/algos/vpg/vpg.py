@@ -319,8 +319,8 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 if not episode_over and t < local_steps - 1:
                     continue  # mid-trajectory: keep collecting
                 if not episode_over and not warned_cut_off:
-                    print(f"Warning: trajectory cut off by epoch at {ep_len} steps.",
-                          flush=True)
+                    logger.warn_once("cut_off", "Warning: trajectory cut off by epoch at "
+                                     f"{ep_len} steps.")
                     warned_cut_off = True
                 # [VPG lines 4-5] V(s_T) = 0 only after a true terminal state;
                 # otherwise the critic's estimate (the v that ac.step returns).
