@@ -327,7 +327,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             for stop_iter in range(train_pi_iters):
                 loss_pi, now = compute_loss_pi(data)
                 if mpi_avg(now["kl"]) > 1.5 * target_kl:
-                    logger.detail(f"Early stopping at step {stop_iter} due to reaching max kl.")
+                    logger.detail(f"Early stopping at step {stop_iter}: KL above 1.5 * target_kl.")
                     break
                 gradient_step(pi_optimizer, loss_pi, ac.pi)
             logger.store(StopIter=stop_iter)
@@ -366,7 +366,8 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 if not episode_over and t < local_steps - 1:
                     continue  # mid-trajectory: keep collecting
                 if not episode_over and not warned_cut_off:
-                    logger.warn_once("cut_off", f"Warning: trajectory cut off by epoch at {ep_len} steps.")
+                    logger.warn_once("cut_off", "Warning: trajectory cut off by epoch at "
+                                     f"{ep_len} steps.")
                     warned_cut_off = True
                 # [PPO lines 4-5] V(s_T) = 0 only after a true terminal state;
                 # otherwise the critic's estimate (the v that ac.step returns).
