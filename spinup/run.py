@@ -66,6 +66,7 @@ def _usage():
           --dt                   put a date and time stamp in the directory names
           --overwrite            replace a finished run of the same name (refused otherwise)
           --oversubscribe        allow --cpu N above the number of CPU cores
+          --resume DIR [--epochs N]  continue the run in DIR from its last checkpoint
         Several values for one flag launch one experiment per combination, e.g.
           python -m spinup.run ppo --env CartPole-v1 --clip_ratio 0.1 0.2 --seed 0 10 20
         """)
@@ -242,6 +243,108 @@ def _check_num_cpu(cmd, num_cpu):
                    + ", ".join(sorted(MPI_ALGOS)))
 
 
+# ---- Resuming a run ----
+
+#: The only arguments that ``--resume`` lets change.
+RESUME_MAY_CHANGE = {"epochs"}
+
+_SAVED_ENV = re.compile(r"gym\.make\((['\"])(.+)\1\)")
+
+
+def _saved_value(value):
+    """A config.json value as a keyword argument: dotted class names are imported."""
+    from spinup.utils.serialization_utils import import_dotted
+    if isinstance(value, dict):
+        return {k: _saved_value(v) for k, v in value.items()}
+    if isinstance(value, str) and _DOTTED.match(value):
+        try:
+            return import_dotted(value)
+        except ImportError:
+            return value
+    return value
+
+
+def _nested(config, key):
+    for part in key.split(":"):
+        if not isinstance(config, dict) or part not in config:
+            return inspect.Parameter.empty
+        config = config[part]
+    return config
+
+
+def resume_run(cmd, args):
+    """``python -m spinup.run ALGO --resume DIR [--epochs N]``: continue a CLI run.
+
+    The arguments are those of ``DIR/config.json``; a flag given with another
+    value is refused (except ``--epochs``), and so is a directory without a
+    readable checkpoint. The number of MPI processes is the number of
+    checkpoint files. Everything is checked here, before the run is launched.
+
+    Raises:
+        CLIError: as above (one line, exit code 2).
+        ExperimentError: the resumed run failed.
+    """
+    import json
+    import os
+    import os.path as osp
+
+    import spinup
+    from spinup.utils.checkpoint import load_checkpoint
+    from spinup.utils.serialization_utils import convert_json
+    algo = getattr(spinup, cmd)
+    values, _ = _resolve_names(cmd, _group_flags(cmd, args))
+    run_dir = _take_single(cmd, values, "resume")
+    try:
+        with open(osp.join(run_dir, "config.json")) as f:
+            config = json.load(f)
+    except (OSError, ValueError) as e:
+        raise CLIError(f"{cmd}: --resume {run_dir}: cannot read its config.json "
+                       f"({getattr(e, 'strerror', None) or e})") from None
+    try:
+        done = load_checkpoint(run_dir, rank=0)["epoch"]
+    except (FileNotFoundError, ValueError) as e:
+        raise CLIError(f"{cmd}: --resume: {e}") from None
+    found = _SAVED_ENV.search(str(config.get("env_fn", "")))
+    if found is None:
+        raise CLIError(f"{cmd}: --resume {run_dir}: config.json names no gymnasium id (a run "
+                       "started from Python resumes from Python: logger_kwargs=dict("
+                       f"output_dir={run_dir!r}, resume=True))")
+    ranks = [n for n in os.listdir(osp.join(run_dir, "pyt_save"))
+             if re.fullmatch(r"checkpoint(_rank\d+)?\.pt", n)]
+    saved = dict(config, env_name=found.group(2), num_cpu=len(ranks))
+    params = inspect.signature(algo).parameters
+    _check_flag_names(cmd, values, params)
+    for key, raw in values.items():
+        given = [_parse_value(key, text) for text in raw]
+        if key in RESUME_MAY_CHANGE and len(given) == 1:
+            continue
+        if len(given) != 1 or convert_json(given[0]) != _nested(saved, key):
+            raise CLIError(f"{cmd}: --resume continues {run_dir} with its saved arguments; "
+                           f"--{key} {' '.join(raw)} differs from them (only "
+                           + ", ".join("--" + k for k in sorted(RESUME_MAY_CHANGE))
+                           + " may change)")
+    kwargs = {key: _saved_value(config[key]) for key in params
+              if key in config and key not in ("env_fn", "logger_kwargs")}
+    for key in RESUME_MAY_CHANGE & set(values):
+        kwargs[key] = _parse_value(key, values[key][0])
+    if kwargs.get("epochs", done) < done:
+        raise CLIError(f"{cmd}: --resume {run_dir}: it has done {done} epochs already; "
+                       f"--epochs {kwargs['epochs']} would undo them")
+    from spinup.utils.arg_checks import check_cli
+    try:
+        check_cli(cmd, algo, dict(kwargs, env_name=saved["env_name"], num_cpu=len(ranks)))
+    except (TypeError, ValueError) as e:
+        raise CLIError(str(e)) from None
+    from spinup.utils.run_utils import call_experiment
+    exp_name = config.get("exp_name") or "cmd_" + cmd
+    logger_kwargs = dict(config.get("logger_kwargs") or {}, output_dir=run_dir,
+                         exp_name=exp_name, resume=True)
+    logger_kwargs.pop("overwrite", None)
+    call_experiment(exp_name, algo, seed=kwargs.pop("seed", 0), num_cpu=len(ranks),
+                    oversubscribe=True, logger_kwargs=logger_kwargs,
+                    env_name=saved["env_name"], **kwargs)
+
+
 def parse_and_execute_grid_search(cmd, args):
     """Interpret the flags of ``python -m spinup.run ALGO ...`` and run the grid.
 
@@ -260,6 +363,8 @@ def parse_and_execute_grid_search(cmd, args):
         print(inspect.getdoc(algo))
         return
 
+    if "--resume" in args:
+        return resume_run(cmd, args)
     values, shorthands = _resolve_names(cmd, _group_flags(cmd, args))
     params = inspect.signature(algo).parameters
     _check_flag_names(cmd, values, params)

@@ -157,7 +157,9 @@ def check_before_launch(logger_kwargs_list, num_cpu=1, oversubscribe=False):
         seen.add(osp.normpath(output_dir))
         check_can_create(output_dir)
         table = osp.join(output_dir, "progress.txt")
-        if osp.exists(table) and not logger_kwargs.get("overwrite", False):
+        # A resumed run (logger_kwargs resume=True) appends to its own table.
+        if osp.exists(table) and not (logger_kwargs.get("overwrite", False)
+                                      or logger_kwargs.get("resume", False)):
             raise FileExistsError(refusal_to_overwrite(table))
 
 

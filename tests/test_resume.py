@@ -1,0 +1,183 @@
+"""Checkpoints and resuming (spinup.utils.checkpoint, logger_kwargs resume=True,
+``python -m spinup.run ALGO --resume DIR``).
+
+The exactness tests run one configuration twice: straight through, and stopped after
+epoch 2 then resumed; ``progress.txt`` must be the same but for ``Time``.
+"""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import gymnasium as gym
+import pandas as pd
+import pytest
+import torch
+
+from spinup import ppo, sac
+from spinup.utils.checkpoint import (checkpoint_path, env_state, load_checkpoint,
+                                     restore_env_state)
+
+PPO_KW = dict(steps_per_epoch=500, seed=0, ac_kwargs=dict(hidden_sizes=(16,)),
+              train_pi_iters=5, train_v_iters=5)
+SAC_KW = dict(steps_per_epoch=300, seed=0, ac_kwargs=dict(hidden_sizes=(32, 32)),
+              start_steps=200, update_after=200, num_test_episodes=1)
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def cartpole():
+    return gym.make("CartPole-v1")
+
+
+def pendulum():
+    return gym.make("Pendulum-v1")
+
+
+def table(run_dir):
+    return pd.read_table(os.path.join(run_dir, "progress.txt"))
+
+
+def assert_same_but_time(full, resumed):
+    a, b = table(full).drop(columns="Time"), table(resumed).drop(columns="Time")
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
+
+
+def run_interrupted(algo, env_fn, kw, tmp_path, **extra):
+    full, cut = str(tmp_path / "full"), str(tmp_path / "cut")
+    algo(env_fn, epochs=4, logger_kwargs=dict(output_dir=full), **kw, **extra)
+    algo(env_fn, epochs=2, logger_kwargs=dict(output_dir=cut), **kw, **extra)
+    algo(env_fn, epochs=4, logger_kwargs=dict(output_dir=cut, resume=True), **kw, **extra)
+    return full, cut
+
+
+def test_ppo_resume_is_exact(tmp_path):
+    full, cut = run_interrupted(ppo, cartpole, PPO_KW, tmp_path)
+    assert list(table(cut)["Epoch"]) == [0, 1, 2, 3]
+    assert_same_but_time(full, cut)
+
+
+@pytest.mark.parametrize("alpha", [0.2, "auto"])
+def test_sac_resume_is_exact(tmp_path, alpha):
+    # Pendulum's episodes last 200 steps, so epoch 2 ends mid-episode.
+    full, cut = run_interrupted(sac, pendulum, SAC_KW, tmp_path, alpha=alpha)
+    assert list(table(cut)["Epoch"]) == [1, 2, 3, 4]
+    assert_same_but_time(full, cut)
+
+
+def test_rows_after_the_checkpoint_are_dropped(tmp_path):
+    """A crash between a row and its checkpoint leaves a row the resumed run rewrites."""
+    run_dir = str(tmp_path / "run")
+    ppo(cartpole, epochs=2, logger_kwargs=dict(output_dir=run_dir), **PPO_KW)
+    path = os.path.join(run_dir, "progress.txt")
+    with open(path) as f:
+        lines = f.readlines()
+    with open(path, "a") as f:
+        f.write(lines[-1].replace("1\t", "2\t", 1))  # an orphan row for epoch 2
+    ppo(cartpole, epochs=3, logger_kwargs=dict(output_dir=run_dir, resume=True), **PPO_KW)
+    assert list(table(run_dir)["Epoch"]) == [0, 1, 2]
+
+
+def test_checkpoint_loads_with_weights_only(tmp_path):
+    run_dir = str(tmp_path / "run")
+    sac(pendulum, epochs=1, logger_kwargs=dict(output_dir=run_dir), **SAC_KW)
+    state = torch.load(checkpoint_path(run_dir), weights_only=True)
+    assert state["epoch"] == 1 and state["replay"]["size"] == 300
+    assert state["replay"]["obs_buf"].shape == (300, 3)
+    assert set(state) >= {"ac", "ac_targ", "pi_optimizer", "q_optimizer", "rng", "episode"}
+
+
+def test_missing_and_corrupt_checkpoint(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no checkpoint"):
+        load_checkpoint(str(tmp_path))
+    run_dir = str(tmp_path / "run")
+    ppo(cartpole, epochs=1, logger_kwargs=dict(output_dir=run_dir), **PPO_KW)
+    path = checkpoint_path(run_dir)
+    with open(path, "r+b") as f:
+        f.truncate(os.path.getsize(path) // 2)
+    with pytest.raises(ValueError, match="corrupt checkpoint"):
+        ppo(cartpole, epochs=2, logger_kwargs=dict(output_dir=run_dir, resume=True), **PPO_KW)
+
+
+@pytest.mark.parametrize("env_id", ["CartPole-v1", "HalfCheetah-v5"])
+def test_env_state_round_trip(env_id):
+    """A restored env continues the episode, and its next reset is the same too."""
+    env = gym.make(env_id)
+    env.reset(seed=3)
+    env.action_space.seed(0)
+    for _ in range(5):
+        env.step(env.action_space.sample())
+    saved = env_state(env)
+    assert saved["exact"]
+    acts = [env.action_space.sample() for _ in range(3)]
+    expected = [env.step(a) for a in acts] + [env.reset()]
+
+    other = gym.make(env_id)
+    other.reset(seed=99)
+    assert restore_env_state(other, saved)
+    got = [other.step(a) for a in acts] + [other.reset()]
+    for want, have in zip(expected, got):
+        assert (want[0] == have[0]).all() and want[1:3] == have[1:3]
+
+
+# ---- Command line ----
+
+def cli(*args, **kw):
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    return subprocess.run([sys.executable, "-m", "spinup.run", *args], capture_output=True,
+                          text=True, env=env, **kw)
+
+
+CLI_PPO = ["ppo", "--env", "CartPole-v1", "--steps_per_epoch", "500", "--hid", "[16]",
+           "--train_pi_iters", "5", "--train_v_iters", "5"]
+
+
+def test_cli_kill_then_resume(tmp_path):
+    run_dir = tmp_path / "k" / "k_s0"
+    proc = subprocess.Popen([sys.executable, "-m", "spinup.run", *CLI_PPO, "--epochs", "40",
+                             "--data_dir", str(tmp_path), "--exp_name", "k"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
+    deadline = time.time() + 300
+    try:
+        while time.time() < deadline:
+            rows = (run_dir / "progress.txt").read_text().count("\n") if \
+                (run_dir / "progress.txt").exists() else 0
+            if rows >= 3 and os.path.exists(checkpoint_path(str(run_dir))):
+                break
+            time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGKILL)  # the CLI and the experiment, mid-epoch
+    finally:
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    epochs_before = len(table(str(run_dir)))
+    assert 2 <= epochs_before < 40
+    result = cli("ppo", "--resume", str(run_dir), "--epochs", str(epochs_before + 2))
+    assert result.returncode == 0, result.stderr
+    assert list(table(str(run_dir))["Epoch"]) == list(range(epochs_before + 2))
+
+
+def test_cli_resume_refusals(tmp_path):
+    result = cli(*CLI_PPO, "--epochs", "1", "--data_dir", str(tmp_path), "--exp_name", "r")
+    assert result.returncode == 0, result.stderr
+    run_dir = tmp_path / "r" / "r_s0"
+    before = (run_dir / "progress.txt").read_bytes()
+
+    changed = cli("ppo", "--resume", str(run_dir), "--epochs", "2", "--gamma", "0.9")
+    assert changed.returncode == 2
+    assert changed.stderr.count("\n") == 1 and "--gamma 0.9 differs" in changed.stderr
+    same = cli("ppo", "--resume", str(run_dir), "--gamma", "0.99", "--env", "CartPole-v1")
+    assert same.returncode == 0, same.stderr  # unchanged values are accepted
+
+    os.remove(checkpoint_path(str(run_dir)))
+    missing = cli("ppo", "--resume", str(run_dir), "--epochs", "2")
+    assert missing.returncode == 2 and "no checkpoint" in missing.stderr
+    assert missing.stderr.count("\n") == 1
+    assert (run_dir / "progress.txt").read_bytes() == before
