@@ -94,7 +94,8 @@ def progress_line(row, epochs=None, seconds_per_epoch=None, steps_per_second=Non
     For example ``epoch 12/50  steps 48000  return 195.3 (test 200.0)  1450 steps/s
     ETA 02:41``. The return is ``AverageEpRet`` (and ``AverageTestEpRet`` in
     brackets when the algorithm runs test episodes); a part whose column or
-    figure is missing is left out.
+    figure is missing is left out, and a return of ``nan`` (no episode ended
+    in the epoch) shows as ``-``.
 
     Args:
         row (dict): column -> value of the epoch (``Epoch`` counts from 0).
@@ -106,20 +107,24 @@ def progress_line(row, epochs=None, seconds_per_epoch=None, steps_per_second=Non
         val = row.get(key)
         return float(val) if hasattr(val, "__float__") and not isinstance(val, str) else None
 
+    def short(val):  # nan: no episode ended this epoch
+        return "-" if val is None or val != val else "%.4g" % val
+
     parts = []
     epoch = number("Epoch")
     if epoch is not None:
-        done = int(epoch) + 1
-        parts.append(f"epoch {done}/{epochs}" if epochs else f"epoch {done}")
+        done = str(int(epoch) + 1)
+        parts.append(f"epoch {done.rjust(len(str(epochs)))}/{epochs}" if epochs
+                     else f"epoch {done}")
     steps = number("TotalEnvInteracts")
     if steps is not None:
-        parts.append(f"steps {int(steps)}")
+        parts.append("steps %8d" % steps)
     ret, test_ret = number("AverageEpRet"), number("AverageTestEpRet")
     if ret is not None or test_ret is not None:
-        shown = "return " + ("-" if ret is None else "%.4g" % ret)
-        parts.append(shown + ("" if test_ret is None else " (test %.4g)" % test_ret))
+        shown = "return %8s" % short(ret)
+        parts.append(shown + ("" if test_ret is None else " (test %s)" % short(test_ret)))
     if steps_per_second:
-        parts.append("%.0f steps/s" % steps_per_second)
+        parts.append("%6.0f steps/s" % steps_per_second)
     if epochs and epoch is not None and seconds_per_epoch is not None:
         parts.append("ETA " + _minutes(max(epochs - int(epoch) - 1, 0) * seconds_per_epoch))
     return "  ".join(parts)
@@ -202,6 +207,7 @@ class Logger:
         self.verbose = verbose
         self._warned = set()  # keys of warn_once
         self._pace = None  # (Epoch, Time, TotalEnvInteracts) of the previous row
+        self._rates = None  # smoothed (seconds per epoch, steps per second)
         self._start = time.time()  # for the pace when rows have no Time column
         self._tb_writer, self._tb_rows = None, 0
         writer_class = _tensorboard_writer_class() if tensorboard else None
@@ -414,7 +420,12 @@ class Logger:
 
 
     def _progress(self, row):
-        """The progress line of ``row``, with the pace measured since the previous row."""
+        """The progress line of ``row``.
+
+        The pace (seconds per epoch, steps per second) is measured between
+        consecutive rows and smoothed over epochs, so the time left does not jump
+        with one slow epoch; the first row is measured from the start of the run.
+        """
         def number(key, default=None):
             val = row.get(key)
             return float(val) if hasattr(val, "__float__") and not isinstance(val, str) \
@@ -422,14 +433,15 @@ class Logger:
 
         epoch, steps = number("Epoch"), number("TotalEnvInteracts", 0.0)
         elapsed = number("Time", time.time() - self._start)
-        seconds_per_epoch = steps_per_second = None
         if epoch is not None:
-            # The first row is measured from the start of the run (Epoch -1, no steps).
             last_epoch, last_time, last_steps = self._pace or (-1.0, 0.0, 0.0)
             if epoch > last_epoch and elapsed > last_time:
-                seconds_per_epoch = (elapsed - last_time) / (epoch - last_epoch)
-                steps_per_second = (steps - last_steps) / (elapsed - last_time)
+                measured = ((elapsed - last_time) / (epoch - last_epoch),
+                            (steps - last_steps) / (elapsed - last_time))
+                self._rates = measured if self._rates is None else tuple(
+                    0.7 * old + 0.3 * new for old, new in zip(self._rates, measured))
             self._pace = (epoch, elapsed, steps)
+        seconds_per_epoch, steps_per_second = self._rates or (None, None)
         return progress_line(row, self._config.get("epochs"), seconds_per_epoch,
                              steps_per_second)
 
