@@ -298,3 +298,34 @@ def load_module_states(saved, **objs):
     for name, obj in objs.items():
         if obj is not None:
             obj.load_state_dict(saved[name])
+
+
+# ---- Replay buffers ----
+
+def replay_state(buf):
+    """A replay buffer's contents: the filled rows of every ``*_buf`` array, ``ptr``
+    and ``size``; for a prioritized buffer also its sum-tree and ``max_priority``.
+
+    Only the first ``size`` rows are saved, so a checkpoint early in a run stays
+    small; a full buffer takes ``size * (bytes of one transition)``.
+    """
+    import torch
+    rows = slice(0, buf.size)
+    state = {name: torch.from_numpy(value[rows]) for name, value in vars(buf).items()
+             if name.endswith("_buf") and isinstance(value, np.ndarray)}
+    state.update(ptr=int(buf.ptr), size=int(buf.size))
+    tree = getattr(buf, "tree", None)
+    if tree is not None:
+        state.update(tree=torch.from_numpy(tree.tree), max_priority=float(buf.max_priority))
+    return state
+
+
+def restore_replay(buf, saved):
+    """Refill ``buf`` (built with the same capacity) from :func:`replay_state`."""
+    buf.ptr, buf.size = saved["ptr"], saved["size"]
+    for name, value in saved.items():
+        if name.endswith("_buf"):
+            getattr(buf, name)[:buf.size] = value.numpy()
+    if "tree" in saved:
+        buf.tree.tree[:] = saved["tree"].numpy()
+        buf.max_priority = saved["max_priority"]

@@ -56,6 +56,10 @@ from spinup.utils import torch_tools
 from spinup.utils.arg_checks import (BASIC_RULES, DISCRETE, FLAT_BOX, boolean, check_args,
                                      check_spaces, in_range, nonneg_int, optional, positive,
                                      positive_int, single_process, unit_interval)
+from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint,
+                                     restore_env_state, restore_episode, restore_replay,
+                                     restore_rng_state, replay_state, rng_state,
+                                     save_checkpoint)
 from spinup.utils.logx import EpochLogger
 from spinup.utils.torch_tools import polyak_update, torch_threads
 
@@ -390,6 +394,33 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
     logger.setup_pytorch_saver(q_net, ac_kwargs=ac_kwargs)
     total_steps = steps_per_epoch * epochs
 
+    # ---- Checkpoint (written after each epoch's row; resume=True reads it) ----
+    # The epsilon, beta and learning-rate schedules are functions of the step t, so
+    # restoring the epoch restores their positions (the lr also sits in optimizer).
+    run_dir = logger.output_dir or logger_kwargs.get("output_dir")
+
+    def checkpoint_state(epochs_done):
+        """Everything the next epoch depends on, as tensors and plain values."""
+        return dict(epoch=epochs_done, elapsed=time.time() - start_time, rng=rng_state(),
+                    q_net=q_net.state_dict(), q_targ=q_targ.state_dict(),
+                    optimizer=optimizer.state_dict(), replay=replay_state(replay),
+                    episode=episode_state(env, o, ep_ret, ep_len),
+                    test_env=env_state(test_env))
+
+    def restore(state):
+        """Undo checkpoint_state; returns the number of epochs already done."""
+        nonlocal o, ep_ret, ep_len, start_time
+        q_net.load_state_dict(state["q_net"])
+        q_targ.load_state_dict(state["q_targ"])
+        optimizer.load_state_dict(state["optimizer"])
+        restore_replay(replay, state["replay"])
+        o, ep_ret, ep_len = restore_episode(env, state["episode"])
+        restore_env_state(test_env, state["test_env"], "the test environment")
+        restore_rng_state(state["rng"])
+        start_time = time.time() - state["elapsed"]
+        logger.keep_rows(state["epoch"])
+        return state["epoch"]
+
     # ---- Losses ----
     def loss_q(data):
         """[DQN line 11] ``mean_i w_i l(Q(s_i, a_i) - y_i)``, ``l`` Huber or square,
@@ -460,10 +491,11 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
     test_env.reset(seed=seed + 1)
     test_env.action_space.seed(seed + 1)
     ep_ret, ep_len = 0.0, 0
+    first_epoch = restore(load_checkpoint(run_dir)) if logger.resuming else 0
     # Small networks, batches of 64: one thread is fastest (2000 steps took 15 s with
     # one, 286 s with two, on a busy 2-core machine) and reproducible.
     with torch_threads(1):
-        for t in range(total_steps):   # [DQN line 3]
+        for t in range(steps_per_epoch * first_epoch, total_steps):   # [DQN line 3]
             # [DQN line 4] only uniform actions during the first start_steps steps
             eps = linear_epsilon(t, eps_start, eps_end, eps_decay_steps)
             a = epsilon_greedy(o, eps, env.action_space, uniform=t < start_steps)
@@ -511,6 +543,8 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
                 logger.log_tabular("LR", optimizer.param_groups[0]["lr"])
                 logger.log_tabular("Time", time.time() - start_time)
                 logger.dump_tabular()
+                if run_dir is not None:
+                    save_checkpoint(run_dir, checkpoint_state(epoch))
     env.close()
     test_env.close()
     return q_net
