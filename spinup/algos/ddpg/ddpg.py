@@ -51,6 +51,10 @@ from spinup.utils import torch_tools
 from spinup.utils.arg_checks import (BASIC_RULES, BOUNDED_BOX, FLAT_BOX, check_args,
                                      check_spaces, nonneg, nonneg_int, positive, positive_int,
                                      single_process, unit_interval)
+from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint,
+                                     restore_env_state, restore_episode, restore_replay,
+                                     restore_rng_state, replay_state, rng_state,
+                                     save_checkpoint)
 from spinup.utils.logx import EpochLogger
 from spinup.utils.torch_tools import polyak_update, torch_threads
 
@@ -250,6 +254,32 @@ def _train(env, test_env, logger, cfg):
     pi_optimizer = Adam(ac.pi.parameters(), lr=cfg["pi_lr"])
     q_optimizer = Adam(q_params, lr=cfg["q_lr"])
     logger.setup_pytorch_saver(ac, ac_kwargs=cfg["ac_kwargs"])
+
+    # ---- Checkpoint (written after each epoch's row; resume=True reads it) ----
+    run_dir = logger.output_dir or cfg["logger_kwargs"].get("output_dir")
+    nets_and_optimizers = dict(ac=ac, ac_targ=ac_targ, pi_optimizer=pi_optimizer,
+                               q_optimizer=q_optimizer)
+
+    def checkpoint_state(epochs_done):
+        """Everything the next epoch depends on, as tensors and plain values."""
+        state = {name: obj.state_dict() for name, obj in nets_and_optimizers.items()}
+        return dict(state, epoch=epochs_done, elapsed=time.time() - start_time,
+                    rng=rng_state(), replay=replay_state(replay_buffer),
+                    episode=episode_state(env, obs, ep_ret, ep_len),
+                    test_env=env_state(test_env))
+
+    def restore(state):
+        """Undo checkpoint_state; returns the number of epochs already done."""
+        nonlocal obs, ep_ret, ep_len, start_time
+        for name, obj in nets_and_optimizers.items():
+            obj.load_state_dict(state[name])
+        restore_replay(replay_buffer, state["replay"])
+        obs, ep_ret, ep_len = restore_episode(env, state["episode"])
+        restore_env_state(test_env, state["test_env"], "the test environment")
+        restore_rng_state(state["rng"])
+        start_time = time.time() - state["elapsed"]
+        logger.keep_rows(state["epoch"])
+        return state["epoch"]
     logger.log(f"\nNumber of parameters: \t pi: {core.count_vars(ac.pi)}, "
                f"\t q: {core.count_vars(ac.q)}\n")
 
@@ -331,7 +361,8 @@ def _train(env, test_env, logger, cfg):
     test_env.action_space.seed(seed + 1)
     ep_ret, ep_len = 0.0, 0
 
-    for epoch in range(1, epochs + 1):                   # [DDPG line 3]
+    done = restore(load_checkpoint(run_dir)) if logger.resuming else 0
+    for epoch in range(done + 1, epochs + 1):            # [DDPG line 3]
         for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
             # [DDPG line 4] uniform actions first, then the noisy policy
             if t < start_steps:
@@ -375,5 +406,7 @@ def _train(env, test_env, logger, cfg):
         logger.log_tabular("LossQ", average_only=True)
         logger.log_tabular("Time", time.time() - start_time)
         logger.dump_tabular()
+        if run_dir is not None:
+            save_checkpoint(run_dir, checkpoint_state(epoch))
     return ac
 

@@ -54,6 +54,10 @@ from spinup.utils import torch_tools
 from spinup.utils.arg_checks import (BASIC_RULES, BOUNDED_BOX, FLAT_BOX, check_args,
                                      check_spaces, nonneg, nonneg_int, positive, positive_int,
                                      single_process, unit_interval)
+from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint,
+                                     restore_env_state, restore_episode, restore_replay,
+                                     restore_rng_state, replay_state, rng_state,
+                                     save_checkpoint)
 from spinup.utils.logx import EpochLogger
 from spinup.utils.torch_tools import polyak_update, torch_threads
 
@@ -268,6 +272,33 @@ def _train(env, test_env, logger, cfg):
     pi_optimizer = Adam(ac.pi.parameters(), lr=cfg["pi_lr"])
     q_optimizer = Adam(q_params, lr=cfg["q_lr"])
     logger.setup_pytorch_saver(ac, ac_kwargs=cfg["ac_kwargs"])
+
+    # ---- Checkpoint (written after each epoch's row; resume=True reads it) ----
+    run_dir = logger.output_dir or cfg["logger_kwargs"].get("output_dir")
+    nets_and_optimizers = dict(ac=ac, ac_targ=ac_targ, pi_optimizer=pi_optimizer,
+                               q_optimizer=q_optimizer)
+
+    def checkpoint_state(epochs_done):
+        """Everything the next epoch depends on, as tensors and plain values."""
+        state = {name: obj.state_dict() for name, obj in nets_and_optimizers.items()}
+        return dict(state, epoch=epochs_done, elapsed=time.time() - start_time,
+                    rng=rng_state(), replay=replay_state(replay_buffer), q_updates=q_updates,
+                    episode=episode_state(env, obs, ep_ret, ep_len),
+                    test_env=env_state(test_env))
+
+    def restore(state):
+        """Undo checkpoint_state; returns the number of epochs already done."""
+        nonlocal obs, ep_ret, ep_len, start_time, q_updates
+        for name, obj in nets_and_optimizers.items():
+            obj.load_state_dict(state[name])
+        restore_replay(replay_buffer, state["replay"])
+        obs, ep_ret, ep_len = restore_episode(env, state["episode"])
+        restore_env_state(test_env, state["test_env"], "the test environment")
+        restore_rng_state(state["rng"])
+        start_time = time.time() - state["elapsed"]
+        q_updates = state["q_updates"]
+        logger.keep_rows(state["epoch"])
+        return state["epoch"]
     logger.log(f"\nNumber of parameters: \t pi: {core.count_vars(ac.pi)}, "
                f"\t q1: {core.count_vars(ac.q1)}, \t q2: {core.count_vars(ac.q2)}\n")
 
@@ -360,7 +391,8 @@ def _train(env, test_env, logger, cfg):
     ep_ret, ep_len = 0.0, 0
     q_updates = 0   # Q steps so far, over all update phases: the j of [TD3 line 15]
 
-    for epoch in range(1, epochs + 1):                   # [TD3 line 3]
+    done = restore(load_checkpoint(run_dir)) if logger.resuming else 0
+    for epoch in range(done + 1, epochs + 1):            # [TD3 line 3]
         for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
             # [TD3 line 4] uniform actions first, then the noisy policy
             if t < start_steps:
@@ -406,5 +438,7 @@ def _train(env, test_env, logger, cfg):
         logger.log_tabular("LossQ", average_only=True)
         logger.log_tabular("Time", time.time() - start_time)
         logger.dump_tabular()
+        if run_dir is not None:
+            save_checkpoint(run_dir, checkpoint_state(epoch))
     return ac
 
