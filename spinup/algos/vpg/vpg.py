@@ -54,6 +54,8 @@ import spinup.algos.vpg.core as core
 from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, check_args,
                                      check_spaces, in_range, positive, positive_int,
                                      steps_over_procs, unit_interval)
+from spinup.utils.checkpoint import (episode_state, load_checkpoint, restore_episode,
+                                     restore_rng_state, rng_state, save_checkpoint)
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
 from spinup.utils.mpi_tools import mpi_statistics_scalar, num_procs, proc_id
@@ -254,6 +256,30 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         vf_optimizer = torch.optim.Adam(ac.v.parameters(), lr=vf_lr)
         logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
 
+        # ---- Checkpoint (written after each epoch's row; resume=True reads it) ----
+        run_dir = logger.output_dir or logger_kwargs.get("output_dir")
+
+        def checkpoint_state(epochs_done):
+            """Everything the next epoch depends on, as tensors and plain values."""
+            return dict(epoch=epochs_done, elapsed=time.time() - start_time, rng=rng_state(),
+                        ac=ac.state_dict(), pi_optimizer=pi_optimizer.state_dict(), vf_optimizer=vf_optimizer.state_dict(),
+                        episode=episode_state(env, o, ep_ret, ep_len),
+                        adv_dtype=str(buf.adv_buf.dtype))
+
+        def restore(state):
+            """Undo checkpoint_state; returns the number of epochs already done."""
+            nonlocal o, ep_ret, ep_len, start_time
+            ac.load_state_dict(state["ac"])
+            pi_optimizer.load_state_dict(state["pi_optimizer"])
+            vf_optimizer.load_state_dict(state["vf_optimizer"])
+            # buf.get() leaves float64 advantages behind after the first epoch.
+            buf.adv_buf = buf.adv_buf.astype(state["adv_dtype"])
+            o, ep_ret, ep_len = restore_episode(env, state["episode"])
+            restore_rng_state(state["rng"])
+            start_time = time.time() - state["elapsed"]
+            logger.keep_rows(state["epoch"])
+            return state["epoch"]
+
         # ---- Losses ----
         def compute_loss_pi(data):
             """Negated surrogate whose gradient is the estimate g_k of [VPG line 6]
@@ -303,7 +329,8 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         o, _ = env.reset(seed=seed)
         env.action_space.seed(seed)
         ep_ret, ep_len = 0.0, 0
-        for epoch in range(epochs):  # [VPG line 2]
+        first_epoch = restore(load_checkpoint(run_dir)) if logger.resuming else 0
+        for epoch in range(first_epoch, epochs):  # [VPG line 2]
             warned_cut_off = False
             for t in range(local_steps):
                 # [VPG line 3] act with pi_k; the env gets the action clipped to its
@@ -355,6 +382,8 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             logger.log_tabular("KL", average_only=True)
             logger.log_tabular("Time", time.time() - start_time)
             logger.dump_tabular()
+            if run_dir is not None:
+                save_checkpoint(run_dir, checkpoint_state(epoch + 1))
         env.close()
     return ac
 
