@@ -55,6 +55,8 @@ import spinup.algos.a2c.core as core
 from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, boolean,
                                      check_args, check_spaces, nonneg, optional, positive,
                                      positive_int, steps_over_procs, unit_interval)
+from spinup.utils.checkpoint import (episode_state, load_checkpoint, restore_episode,
+                                     restore_rng_state, rng_state, save_checkpoint)
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
 from spinup.utils.mpi_tools import num_procs, proc_id
@@ -281,6 +283,30 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         total_updates = epochs * rollouts_per_epoch
         logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
 
+        # ---- Checkpoint (written after each epoch's row; resume=True reads it) ----
+        run_dir = logger.output_dir or logger_kwargs.get("output_dir")
+
+        def checkpoint_state(epochs_done):
+            """Everything the next epoch depends on (the lr schedule's position is
+            n_updates), as tensors and plain values."""
+            return dict(epoch=epochs_done, elapsed=time.time() - start_time, rng=rng_state(),
+                        ac=ac.state_dict(), optimizer=optimizer.state_dict(),
+                        n_updates=n_updates, adv_dtype=str(buf.adv_buf.dtype),
+                        episode=episode_state(env, obs, ep_ret, ep_len))
+
+        def restore(state):
+            """Undo checkpoint_state; returns the number of epochs already done."""
+            nonlocal obs, ep_ret, ep_len, start_time, n_updates
+            ac.load_state_dict(state["ac"])
+            optimizer.load_state_dict(state["optimizer"])
+            n_updates = state["n_updates"]
+            buf.adv_buf = buf.adv_buf.astype(state["adv_dtype"])
+            obs, ep_ret, ep_len = restore_episode(env, state["episode"])
+            restore_rng_state(state["rng"])
+            start_time = time.time() - state["elapsed"]
+            logger.keep_rows(state["epoch"])
+            return state["epoch"]
+
         # ---- Losses: compute_loss above [A2C lines 12-13] ----
 
         # ---- Update ----
@@ -308,8 +334,9 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         ep_ret, ep_len = 0, 0
         is_box = type(env.action_space).__name__ == "Box"
         n_updates = 0
+        first_epoch = restore(load_checkpoint(run_dir)) if logger.resuming else 0
 
-        for epoch in range(epochs):
+        for epoch in range(first_epoch, epochs):
             for _ in range(rollouts_per_epoch):  # [A2C line 2] one iteration k
                 for t in range(n_steps):
                     # [A2C line 10] Act with pi_theta. The env sees a Gaussian sample
@@ -359,6 +386,8 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             logger.log_tabular("LR", optimizer.param_groups[0]["lr"])
             logger.log_tabular("Time", time.time() - start_time)
             logger.dump_tabular()
+            if run_dir is not None:
+                save_checkpoint(run_dir, checkpoint_state(epoch + 1))
         env.close()
     return ac
 
