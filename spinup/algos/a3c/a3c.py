@@ -56,6 +56,8 @@ from spinup.algos.a3c.workers import EpisodeDone, UpdateDone, WorkerPool
 from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, boolean,
                                      check_args, check_spaces, nonneg, nonneg_int, optional,
                                      positive, positive_int, single_process, unit_interval)
+from spinup.utils.checkpoint import (env_state, load_checkpoint, restore_env_state,
+                                     restore_rng_state, rng_state, save_checkpoint)
 from spinup.utils.logx import EpochLogger
 from spinup.utils.torch_tools import torch_threads
 
@@ -258,6 +260,32 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                % (core.count_vars(ac.pi), core.count_vars(ac.v)))
     logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
 
+    # ---- Checkpoint (written after each epoch's row; resume=True reads it) ----
+    # The shared model and optimizer state, the counter T and the main process's
+    # generators and test env. The workers' episodes are not saved: a resumed run's
+    # workers start new episodes (A3C's asynchrony makes no two runs equal anyway).
+    run_dir = logger.output_dir or logger_kwargs.get("output_dir")
+
+    def checkpoint_state(epochs_done):
+        return dict(epoch=epochs_done, elapsed=time.time() - start_time, T=int(T.value),
+                    ac=ac.state_dict(), optimizer=optimizer.state_dict(), rng=rng_state(),
+                    test_env=env_state(test_env))
+
+    def restore(state):
+        """Undo checkpoint_state in place (the tensors stay in shared memory)."""
+        nonlocal start_time
+        ac.load_state_dict(state["ac"])  # copies into the shared parameters
+        shared = [p for group in optimizer.param_groups for p in group["params"]]
+        for i, p in enumerate(shared):
+            for key, value in state["optimizer"]["state"][i].items():
+                optimizer.state[p][key].copy_(value)
+        T.value = state["T"]
+        restore_env_state(test_env, state["test_env"], "the test environment")
+        restore_rng_state(state["rng"])
+        start_time = time.time() - state["elapsed"]
+        logger.keep_rows(state["epoch"])
+        return state["epoch"]
+
     def lr_at(steps):
         """Learning rate when the global counter is ``steps``."""
         return lr * max(0.0, 1.0 - steps / total_steps) if anneal_lr else lr
@@ -344,8 +372,10 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     test_ac = copy.deepcopy(ac)
     updates_file = None
     if logger.output_dir:
-        updates_file = open(os.path.join(logger.output_dir, "updates.txt"), "w")
-        updates_file.write("Worker\tTime\tT\tStaleness\n")
+        updates_file = open(os.path.join(logger.output_dir, "updates.txt"),
+                            "a" if logger.resuming else "w")
+        if not logger.resuming:
+            updates_file.write("Worker\tTime\tT\tStaleness\n")
 
     def handle(message):  # one message from a worker
         if isinstance(message, EpisodeDone):
@@ -398,12 +428,12 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             logger.log(f"a3c: could not write the partial epoch: {e}", color="red")
 
     start_time = time.time()
-    epoch = 0
+    epoch = first_epoch = restore(load_checkpoint(run_dir)) if logger.resuming else 0
     try:
         # One torch thread here (small nets; the cores are for the workers).
         with torch_threads(1), pool.running(worker, (ac, optimizer, T)):
             try:
-                for epoch in range(epochs):
+                for epoch in range(first_epoch, epochs):
                     # Wait while the workers update theta; record their messages.
                     epoch_end = (epoch + 1) * steps_per_epoch
                     pool.wait_until(lambda: T.value >= epoch_end, handle)
@@ -421,6 +451,8 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     if epoch % save_freq == 0:
                         logger.save_state({"env": test_env}, epoch)
                     log_epoch(epoch, steps_now)
+                    if run_dir is not None:
+                        save_checkpoint(run_dir, checkpoint_state(epoch + 1))
                     if updates_file:
                         updates_file.flush()
                 # Each worker stops by itself once T >= T_max   [A3C line 7]
