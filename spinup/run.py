@@ -28,7 +28,8 @@ from spinup.user_config import DEFAULT_DATA_DIR
 MPI_ALGOS = {"vpg", "trpo", "npg", "ppo", "a2c"}
 
 #: Flags for :meth:`ExperimentGrid.run` rather than the algorithm; one value each.
-RUN_KEYS = ["num_cpu", "data_dir", "datestamp", "overwrite", "oversubscribe"]
+RUN_KEYS = ["num_cpu", "data_dir", "datestamp", "overwrite", "oversubscribe",
+            "tensorboard", "verbose"]
 
 #: Short flags and the full keys they stand for.
 SUBSTITUTIONS = {"env": "env_name", "hid": "ac_kwargs:hidden_sizes",
@@ -66,6 +67,8 @@ def _usage():
           --dt                   put a date and time stamp in the directory names
           --overwrite            replace a finished run of the same name (refused otherwise)
           --oversubscribe        allow --cpu N above the number of CPU cores
+          --tensorboard          also write the logged columns to OUTPUT_DIR/tb for TensorBoard
+          --verbose              print the full table of diagnostics every epoch
           --resume DIR [--epochs N]  continue the run in DIR from its last checkpoint
         Several values for one flag launch one experiment per combination, e.g.
           python -m spinup.run ppo --env CartPole-v1 --clip_ratio 0.1 0.2 --seed 0 10 20
@@ -383,11 +386,18 @@ def parse_and_execute_grid_search(cmd, args):
     for env_name in values["env_name"]:
         _check_env(cmd, str(env_name))
     run_kwargs = {key: _take_single(cmd, values, key) for key in RUN_KEYS if key in values}
-    for switch in ("datestamp", "overwrite", "oversubscribe"):
+    for switch in ("datestamp", "overwrite", "oversubscribe", "tensorboard", "verbose"):
         if not isinstance(run_kwargs.get(switch, False), bool):
             flag = "dt" if switch == "datestamp" else switch
             raise CLIError(f"{cmd}: --{flag} is a switch: give it alone (or True/False)")
     _check_num_cpu(cmd, run_kwargs.get("num_cpu", 1))
+    if run_kwargs.get("tensorboard"):
+        from spinup.utils.logx import _tensorboard_writer_class
+        try:
+            _tensorboard_writer_class()
+        except ImportError as e:
+            raise CLIError(f"{cmd}: --{e}".replace("tensorboard=True", "tensorboard", 1)) \
+                from None
     from spinup.utils.mpi_tools import check_num_cpu
     try:  # the core count first: it explains a --cpu 99 better than steps_per_epoch would
         check_num_cpu(run_kwargs.get("num_cpu", 1), run_kwargs.get("oversubscribe", False))

@@ -62,7 +62,8 @@ class ExperimentError(RuntimeError):
 
 # ---- Output directories ----
 
-def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False, overwrite=False):
+def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False, overwrite=False,
+                        tensorboard=False, verbose=False):
     """Choose a run's output directory and return it as ``logger_kwargs``.
 
     The directory is, under ``data_dir``:
@@ -86,11 +87,14 @@ def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False, ove
             ``spinup/user_config.py`` turns it on for every run.
         overwrite (bool): let the run replace an earlier run in the same
             directory; without it the logger refuses (``FileExistsError``).
+        tensorboard (bool): also write TensorBoard event files (see
+            :class:`~spinup.utils.logx.Logger`).
+        verbose (bool): print the full table every epoch, not a progress line.
 
     Returns:
         dict: ``{'output_dir': ..., 'exp_name': exp_name}`` (plus
-        ``'overwrite': True`` when asked for), ready to pass to an algorithm as
-        ``logger_kwargs``.
+        ``'overwrite': True``, ``'tensorboard': True``, ``'verbose': True`` when
+        asked for), ready to pass to an algorithm as ``logger_kwargs``.
     """
     stamped = datestamp or FORCE_DATESTAMP
     now = time.localtime()
@@ -100,8 +104,11 @@ def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False, ove
         run = f"{exp_name}_s{seed}"
         path.append(time.strftime("%y%m%d_%H%M%S-", now) + run if stamped else run)
     kwargs = dict(output_dir=osp.join(*path), exp_name=exp_name)
-    if overwrite:  # only when set, so that config.json stays as it was otherwise
-        kwargs["overwrite"] = True
+    # Each only when set, so that config.json stays as it was otherwise.
+    for option, value in (("overwrite", overwrite), ("tensorboard", tensorboard),
+                          ("verbose", verbose)):
+        if value:
+            kwargs[option] = True
     return kwargs
 
 
@@ -229,7 +236,8 @@ def _print_next_steps(output_dir):
 
 
 def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp=False,
-                    overwrite=False, oversubscribe=False, **kwargs):
+                    overwrite=False, oversubscribe=False, tensorboard=False, verbose=False,
+                    **kwargs):
     """Run ``thunk(seed=seed, logger_kwargs=..., **kwargs)`` in a fresh Python process.
 
     The call is serialized with cloudpickle and run by ``run_entrypoint.py`` in
@@ -249,6 +257,8 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
         datestamp (bool): date and time in the directory names.
         overwrite (bool): allow replacing a finished run in the same directory.
         oversubscribe (bool): allow ``num_cpu`` above the number of cores.
+        tensorboard, verbose (bool): see :func:`setup_logger_kwargs`. Without
+            ``verbose`` the arguments are printed on one line.
         **kwargs: the other arguments of ``thunk``.
 
     Returns:
@@ -263,12 +273,16 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
     """
     kwargs["seed"] = seed
     logger_kwargs = kwargs.get("logger_kwargs") or setup_logger_kwargs(
-        exp_name, seed, data_dir, datestamp, overwrite)
+        exp_name, seed, data_dir, datestamp, overwrite, tensorboard, verbose)
     check_before_launch([logger_kwargs], num_cpu, oversubscribe)
-    print(colorize("Running experiment:\n", color="cyan", bold=True) + "\n" + exp_name + "\n")
-    print(colorize("with kwargs:\n", color="cyan", bold=True) + "\n"
-          + json.dumps(convert_json(kwargs), separators=(",", ":\t"), indent=4, sort_keys=True)
-          + "\n\n")
+    if verbose or logger_kwargs.get("verbose"):
+        print(colorize("Running experiment:\n", color="cyan", bold=True) + "\n" + exp_name + "\n")
+        print(colorize("with kwargs:\n", color="cyan", bold=True) + "\n"
+              + json.dumps(convert_json(kwargs), separators=(",", ":\t"), indent=4,
+                           sort_keys=True) + "\n\n")
+    else:
+        print(colorize(f"Running experiment {exp_name} with kwargs ", color="cyan", bold=True)
+              + json.dumps(convert_json(kwargs), sort_keys=True))
     if "logger_kwargs" in kwargs:
         print("Note: logger_kwargs was given, so call_experiment does not choose the "
               "output directory.\n")
@@ -487,7 +501,7 @@ class ExperimentGrid:
             time.sleep(0.1)
 
     def run(self, thunk, num_cpu=1, data_dir=None, datestamp=False, overwrite=False,
-            oversubscribe=False):
+            oversubscribe=False, tensorboard=False, verbose=False):
         """Run every variant with :func:`call_experiment`, one after another.
 
         Before the first one starts, the output directories of all variants are
@@ -497,8 +511,9 @@ class ExperimentGrid:
         Args:
             thunk (callable or str): the function to run, or the name of a grid
                 parameter whose values are the functions.
-            num_cpu, data_dir, datestamp, overwrite, oversubscribe: passed to
-                :func:`call_experiment`.
+            num_cpu, data_dir, datestamp, overwrite, oversubscribe, tensorboard,
+                verbose: passed to :func:`call_experiment`. A grid of one variant
+                is listed in full only when ``verbose``.
 
         Returns:
             list of str: the output directory of each variant.
@@ -513,10 +528,11 @@ class ExperimentGrid:
             [v.get("logger_kwargs") or setup_logger_kwargs(name, v.get("seed", 0), data_dir,
                                                            datestamp, overwrite)
              for name, v in zip(names, variants)], num_cpu, oversubscribe)
-        self.print()
-        print(colorize("\nPreparing to run the following experiments...", color="green",
-                       bold=True) + "\n\n" + "\n".join(sorted(set(names))) + "\n\n"
-              + "=" * DIV_LINE_WIDTH)
+        if verbose or len(variants) > 1:
+            self.print()
+            print(colorize("\nPreparing to run the following experiments...", color="green",
+                           bold=True) + "\n\n" + "\n".join(sorted(set(names))) + "\n\n"
+                  + "=" * DIV_LINE_WIDTH)
         if WAIT_BEFORE_LAUNCH > 0 and len(variants) > 1 and sys.stdout.isatty():
             self._countdown()
         output_dirs = []
@@ -524,5 +540,7 @@ class ExperimentGrid:
             fn = variant.pop(thunk) if isinstance(thunk, str) else thunk
             output_dirs.append(call_experiment(name, fn, num_cpu=num_cpu, data_dir=data_dir,
                                                datestamp=datestamp, overwrite=overwrite,
-                                               oversubscribe=oversubscribe, **variant))
+                                               oversubscribe=oversubscribe,
+                                               tensorboard=tensorboard, verbose=verbose,
+                                               **variant))
         return output_dirs
