@@ -127,6 +127,68 @@ def test_env_state_round_trip(env_id):
         assert (want[0] == have[0]).all() and want[1:3] == have[1:3]
 
 
+# ---- The other algorithms: a crash after epoch 3's row, before its checkpoint ----
+
+SMALL_OFF = dict(steps_per_epoch=300, seed=0, ac_kwargs=dict(hidden_sizes=(32, 32)),
+                 start_steps=200, update_after=200, num_test_episodes=1)
+SMALL_ON = dict(steps_per_epoch=500, seed=0, ac_kwargs=dict(hidden_sizes=(16,)))
+OTHERS = {
+    "dqn": (cartpole, dict(SMALL_OFF, prioritized_replay=True, n_step=3,
+                           target_update_every=100)),
+    "td3": (pendulum, SMALL_OFF),
+    "ddpg": (pendulum, SMALL_OFF),
+    "vpg": (cartpole, dict(SMALL_ON, train_v_iters=5)),
+    "trpo": (cartpole, dict(SMALL_ON, train_v_iters=5)),
+    "a2c": (cartpole, SMALL_ON),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OTHERS))
+def test_crash_between_row_and_checkpoint_then_resume(tmp_path, monkeypatch, name):
+    """Same seed, same epochs: the resumed run repeats epoch 3 (its orphan row is
+    dropped) and ends with the uninterrupted run's table."""
+    import importlib
+
+    import spinup
+    algo = getattr(spinup, name)
+    module = importlib.import_module(f"spinup.algos.{name}.{name}")
+    env_fn, kw = OTHERS[name]
+    full, cut = str(tmp_path / "full"), str(tmp_path / "cut")
+    algo(env_fn, epochs=4, logger_kwargs=dict(output_dir=full), **kw)
+    real_save = module.save_checkpoint
+
+    def crash_at_third(run_dir, state):
+        if state["epoch"] == 3:
+            raise KeyboardInterrupt
+        real_save(run_dir, state)
+
+    monkeypatch.setattr(module, "save_checkpoint", crash_at_third)
+    with pytest.raises(KeyboardInterrupt):
+        algo(env_fn, epochs=4, logger_kwargs=dict(output_dir=cut), **kw)
+    assert len(table(cut)) == 3
+    monkeypatch.setattr(module, "save_checkpoint", real_save)
+    algo(env_fn, epochs=4, logger_kwargs=dict(output_dir=cut, resume=True), **kw)
+    assert len(table(cut)) == 4
+    assert_same_but_time(full, cut)
+
+
+def a3c_env():
+    return gym.make("CartPole-v1")
+
+
+def test_a3c_resume_continues(tmp_path):
+    from spinup import a3c
+    run_dir = str(tmp_path / "run")
+    kw = dict(seed=0, num_workers=2, steps_per_epoch=1000, num_test_episodes=1)
+    a3c(a3c_env, epochs=2, logger_kwargs=dict(output_dir=run_dir), **kw)
+    saved = load_checkpoint(run_dir)
+    assert saved["epoch"] == 2 and saved["T"] >= 2000
+    a3c(a3c_env, epochs=3, logger_kwargs=dict(output_dir=run_dir, resume=True), **kw)
+    t = table(run_dir)
+    assert list(t["Epoch"]) == [0, 1, 2]
+    assert t["TotalEnvInteracts"].iloc[2] >= 3000
+
+
 # ---- Command line ----
 
 def cli(*args, **kw):
