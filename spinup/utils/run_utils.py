@@ -511,9 +511,10 @@ class ExperimentGrid:
         Args:
             thunk (callable or str): the function to run, or the name of a grid
                 parameter whose values are the functions.
-            num_cpu, data_dir, datestamp, overwrite, oversubscribe, tensorboard,
-                verbose: passed to :func:`call_experiment`. A grid of one variant
-                is listed in full only when ``verbose``.
+            num_cpu, data_dir, datestamp, overwrite, oversubscribe: passed to
+                :func:`call_experiment`.
+            tensorboard, verbose: passed to :func:`call_experiment`. A grid of
+                one variant is listed in full only when ``verbose``.
 
         Returns:
             list of str: the output directory of each variant.
