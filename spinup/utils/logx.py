@@ -88,7 +88,8 @@ def _minutes(seconds):
     return f"{hours}:{text}" if hours else text
 
 
-def progress_line(row, epochs=None, seconds_per_epoch=None, steps_per_second=None):
+def progress_line(row, epochs=None, seconds_per_epoch=None, steps_per_second=None,
+                  epochs_done=None):
     """One line summarising an epoch's row, as printed when the logger is not verbose.
 
     For example ``epoch 12/50  steps 48000  return 195.3 (test 200.0)  1450 steps/s
@@ -102,6 +103,9 @@ def progress_line(row, epochs=None, seconds_per_epoch=None, steps_per_second=Non
         epochs (int): the run's number of epochs, for ``k/N`` and the time left.
         seconds_per_epoch (float): recent duration of an epoch, for the time left.
         steps_per_second (float): recent rate of environment steps.
+        epochs_done (int): epochs finished with this row; ``None`` takes
+            ``Epoch + 1`` (right for the on-policy algorithms, whose ``Epoch``
+            counts from 0; the off-policy ones count from 1).
     """
     def number(key):
         val = row.get(key)
@@ -112,8 +116,10 @@ def progress_line(row, epochs=None, seconds_per_epoch=None, steps_per_second=Non
 
     parts = []
     epoch = number("Epoch")
-    if epoch is not None:
-        done = str(int(epoch) + 1)
+    if epoch is not None and epochs_done is None:
+        epochs_done = int(epoch) + 1
+    if epochs_done is not None:
+        done = str(epochs_done)
         parts.append(f"epoch {done.rjust(len(str(epochs)))}/{epochs}" if epochs
                      else f"epoch {done}")
     steps = number("TotalEnvInteracts")
@@ -125,8 +131,8 @@ def progress_line(row, epochs=None, seconds_per_epoch=None, steps_per_second=Non
         parts.append(shown + ("" if test_ret is None else " (test %s)" % short(test_ret)))
     if steps_per_second:
         parts.append("%6.0f steps/s" % steps_per_second)
-    if epochs and epoch is not None and seconds_per_epoch is not None:
-        parts.append("ETA " + _minutes(max(epochs - int(epoch) - 1, 0) * seconds_per_epoch))
+    if epochs and epochs_done is not None and seconds_per_epoch is not None:
+        parts.append("ETA " + _minutes(max(epochs - epochs_done, 0) * seconds_per_epoch))
     return "  ".join(parts)
 
 
@@ -206,8 +212,9 @@ class Logger:
         self.resuming = bool(resume)
         self.verbose = verbose
         self._warned = set()  # keys of warn_once
-        self._pace = None  # (Epoch, Time, TotalEnvInteracts) of the previous row
+        self._pace = None  # (epochs done, Time, TotalEnvInteracts) of the previous row
         self._rates = None  # smoothed (seconds per epoch, steps per second)
+        self._first_epoch = None  # Epoch of the first row printed
         self._start = time.time()  # for the pace when rows have no Time column
         self._tb_writer, self._tb_rows = None, 0
         writer_class = _tensorboard_writer_class() if tensorboard else None
@@ -424,7 +431,8 @@ class Logger:
 
         The pace (seconds per epoch, steps per second) is measured between
         consecutive rows and smoothed over epochs, so the time left does not jump
-        with one slow epoch; the first row is measured from the start of the run.
+        with one slow epoch. The first row printed is measured from the start of
+        the run (``Time``), which also covers a resumed run.
         """
         def number(key, default=None):
             val = row.get(key)
@@ -433,17 +441,27 @@ class Logger:
 
         epoch, steps = number("Epoch"), number("TotalEnvInteracts", 0.0)
         elapsed = number("Time", time.time() - self._start)
-        if epoch is not None:
-            last_epoch, last_time, last_steps = self._pace or (-1.0, 0.0, 0.0)
-            if epoch > last_epoch and elapsed > last_time:
-                measured = ((elapsed - last_time) / (epoch - last_epoch),
+        # Epochs done: from the steps where the epoch length is known, since the
+        # on-policy algorithms count Epoch from 0 and the off-policy ones from 1.
+        per_epoch = self._config.get("steps_per_epoch")
+        done = None
+        if isinstance(per_epoch, int) and per_epoch > 0 and "TotalEnvInteracts" in row:
+            done = int(round(steps / per_epoch))
+        elif epoch is not None:
+            if self._first_epoch is None:
+                self._first_epoch = epoch
+            done = int(epoch) + (1 if self._first_epoch == 0 else 0)
+        if done is not None:
+            last_done, last_time, last_steps = self._pace or (0, 0.0, 0.0)
+            if done > last_done and elapsed > last_time:
+                measured = ((elapsed - last_time) / (done - last_done),
                             (steps - last_steps) / (elapsed - last_time))
                 self._rates = measured if self._rates is None else tuple(
                     0.7 * old + 0.3 * new for old, new in zip(self._rates, measured))
-            self._pace = (epoch, elapsed, steps)
+            self._pace = (done, elapsed, steps)
         seconds_per_epoch, steps_per_second = self._rates or (None, None)
         return progress_line(row, self._config.get("epochs"), seconds_per_epoch,
-                             steps_per_second)
+                             steps_per_second, done)
 
     def _write_tensorboard(self, row):
         """Add the row's numeric columns to the event files, at step ``TotalEnvInteracts``."""

@@ -62,6 +62,23 @@ def test_logger_prints_one_line_per_epoch_or_the_table_when_verbose(tmp_path, ca
     assert quiet == loud  # the table file does not depend on the display
 
 
+@pytest.mark.parametrize("first_epoch", [0, 1])  # on-policy rows count from 0, off-policy from 1
+def test_epochs_done_in_the_progress_line(tmp_path, capsys, first_epoch):
+    for per_epoch in (100, None):
+        logger = EpochLogger(output_dir=str(tmp_path / f"{first_epoch}{per_epoch}"))
+        config = dict(epochs=3) if per_epoch is None else dict(epochs=3, steps_per_epoch=100)
+        logger.save_config(config)
+        for k in range(1, 4):
+            logger.log_tabular("Epoch", k - 1 + first_epoch)
+            logger.log_tabular("TotalEnvInteracts", 100 * k)
+            logger.log_tabular("AverageTestEpRet", -5.0)
+            logger.log_tabular("Time", float(k))
+            logger.dump_tabular()
+        lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("epoch")]
+        assert [ln.split()[1] for ln in lines] == ["1/3", "2/3", "3/3"]
+        assert lines[0].endswith("return        - (test -5)     100 steps/s  ETA 00:02")
+
+
 def test_warn_once(tmp_path, capsys):
     logger = EpochLogger(output_dir=str(tmp_path))
     for steps in (3, 4, 5):
