@@ -63,14 +63,15 @@ CASES = {
 }
 LIBS = ["spinup", "spinup_preset", "sb3", "tianshou"]
 
-#: Rough seconds per run on an idle core, for --dry-run (from the trial runs).
+#: Rough seconds per run on one idle core, for --dry-run: the issue's idle measurements
+#: where there are some, else the shared-machine trial runs divided by about 3.
 ESTIMATE = {
-    ("ppo_cartpole", "spinup"): 30, ("ppo_cartpole", "spinup_preset"): 8,
-    ("ppo_cartpole", "sb3"): 15, ("ppo_cartpole", "tianshou"): 40,
-    ("dqn_cartpole", "spinup"): 60, ("dqn_cartpole", "spinup_preset"): 25,
-    ("dqn_cartpole", "sb3"): 40, ("dqn_cartpole", "tianshou"): 60,
-    ("sac_pendulum", "spinup"): 25, ("sac_pendulum", "spinup_preset"): 10,
-    ("sac_pendulum", "sb3"): 30, ("sac_pendulum", "tianshou"): 25,
+    ("ppo_cartpole", "spinup"): 25, ("ppo_cartpole", "spinup_preset"): 8,
+    ("ppo_cartpole", "sb3"): 13, ("ppo_cartpole", "tianshou"): 25,
+    ("dqn_cartpole", "spinup"): 50, ("dqn_cartpole", "spinup_preset"): 12,
+    ("dqn_cartpole", "sb3"): 50, ("dqn_cartpole", "tianshou"): 100,
+    ("sac_pendulum", "spinup"): 27, ("sac_pendulum", "spinup_preset"): 5,
+    ("sac_pendulum", "sb3"): 35, ("sac_pendulum", "tianshou"): 25,
 }
 RUN_TIMEOUT = 900  # seconds; a run still going is killed and counted as not solved
 
@@ -417,6 +418,42 @@ def summarize(results):
     return lines
 
 
+def rst_table(results):
+    """The summary as a reStructuredText list-table: one row per case, one column per lib.
+
+    A cell reads ``median steps / median s (range)``; unsolved runs are counted in the
+    cell as ``k/n solved``.
+    """
+    cases = sorted({r["case"] for r in results})
+    libs = [l for l in LIBS if any(r["lib"] == l for r in results)]
+    lines = [".. list-table::", "   :header-rows: 1", "", "   * - case"]
+    lines += [f"     - {lib}" for lib in libs]
+    inf = float("inf")
+    for case in cases:
+        lines.append(f"   * - {case}")
+        for lib in libs:
+            rows = [r for r in results if r["case"] == case and r["lib"] == lib]
+            if not rows:
+                lines.append("     - (not run)")
+                continue
+            steps = [r["steps"] if r["solved"] else inf for r in rows]
+            secs = [r["seconds"] if r["solved"] else inf for r in rows]
+            solved = sum(r["solved"] for r in rows)
+            ms, mt = _median(steps), _median(secs)
+            ok = [r for r in rows if r["solved"]]
+            if ms == inf:
+                cell = "not solved"
+            else:
+                cell = (f"{ms / 1000:.0f}k steps ({min(r['steps'] for r in ok) / 1000:.0f}k-"
+                        f"{max(r['steps'] for r in ok) / 1000:.0f}k), {mt:.1f} s "
+                        f"({min(r['seconds'] for r in ok):.1f}-"
+                        f"{max(r['seconds'] for r in ok):.1f})")
+            if solved < len(rows):
+                cell += f"; {solved}/{len(rows)} solved"
+            lines.append(f"     - {cell}")
+    return lines
+
+
 def versions():
     out = {}
     for name in ("spinup", "torch", "gymnasium", "stable_baselines3", "tianshou", "numpy"):
@@ -438,6 +475,8 @@ def main(argv=None):
     p.add_argument("--dry-run", action="store_true", help="print the order and an estimate")
     p.add_argument("--jobs", type=int, default=1,
                    help="runs at the same time (one core each: at most the idle cores)")
+    p.add_argument("--summarize", nargs="+", metavar="CSV",
+                   help="only print the summary (text and reST) of earlier CSV files")
     p.add_argument("--worker", nargs=3, metavar=("CASE", "LIB", "SEED"), help=argparse.SUPPRESS)
     p.add_argument("--budget", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--kwargs", default=None, help=argparse.SUPPRESS)
@@ -451,6 +490,19 @@ def main(argv=None):
             kwargs = resolve_kwargs(json.loads(args.kwargs), CASES[case][0])
         print("RESULT " + json.dumps(run_one(case, lib, int(seed), args.budget, kwargs)),
               flush=True)
+        return 0
+
+    if args.summarize:
+        results = []
+        for path in args.summarize:
+            with open(path, newline="") as f:
+                for row in csv.DictReader(f):
+                    results.append(dict(row, seed=int(row["seed"]), steps=int(row["steps"]),
+                                        seconds=float(row["seconds"]),
+                                        solved=row["solved"] == "True"))
+        print("\n".join(summarize(results)))
+        print()
+        print("\n".join(rst_table(results)))
         return 0
 
     order = schedule(args.cases, args.libs, args.seeds, args.order_seed)

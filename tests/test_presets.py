@@ -1,0 +1,118 @@
+"""Config files and presets (spinup.presets): config.json round trip, clear errors, presets."""
+import inspect
+import json
+
+import gymnasium as gym
+import pytest
+import torch
+
+import spinup
+from conftest import read_progress, run_cli
+from spinup.presets import flatten, list_presets, load_config, overlay, preset_path
+
+
+def _ppo_run(out_dir, **kwargs):
+    env_name = kwargs.pop("env_name")
+    spinup.ppo(lambda: gym.make(env_name), logger_kwargs=dict(output_dir=str(out_dir)), **kwargs)
+
+
+def test_config_json_round_trip_reproduces_progress(tmp_path):
+    first = tmp_path / "first"
+    run_cli("ppo", "--env", "CartPole-v1", "--exp_name", "rt", "--epochs", 2,
+            "--steps_per_epoch", 150, "--train_pi_iters", 3, "--train_v_iters", 3,
+            "--hid", "[16]", "--act", "torch.nn.ReLU", "--seed", 3, "--data_dir", first)
+    config = first / "rt" / "rt_s3" / "config.json"
+
+    flat = load_config(str(config), "ppo")
+    assert flat["env_name"] == "CartPole-v1"
+    assert flat["ac_kwargs:activation"] is torch.nn.ReLU
+    assert flat["ac_kwargs:hidden_sizes"] == [16]
+    assert flat["seed"] == 3 and flat["steps_per_epoch"] == 150
+    for dropped in ("exp_name", "logger_kwargs", "env_fn", "actor_critic"):
+        assert dropped not in flat
+
+    kwargs = load_config(str(config), "ppo", flat=False)
+    assert flatten(kwargs) == flat
+    _ppo_run(tmp_path / "second", **kwargs)
+    before = read_progress(first / "rt" / "rt_s3").drop(columns=["Time"])
+    after = read_progress(tmp_path / "second").drop(columns=["Time"])
+    assert before.equals(after)
+
+
+def _write(tmp_path, text, name="c.json"):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_unknown_key_is_one_clear_error(tmp_path):
+    path = _write(tmp_path, json.dumps({"env_name": "CartPole-v1", "pi_lrr": 0.1}))
+    with pytest.raises(ValueError) as e:
+        load_config(path, "ppo")
+    msg = str(e.value)
+    assert msg.startswith(f"ppo config {path}: unknown key 'pi_lrr'; allowed: ")
+    assert "pi_lr" in msg and "env_name" in msg and "\n" not in msg
+
+
+def test_unknown_actor_critic_key(tmp_path):
+    path = _write(tmp_path, json.dumps({"ac_kwargs": {"hiden_sizes": [8]}}))
+    with pytest.raises(ValueError, match=r"unknown key 'ac_kwargs:hiden_sizes'; allowed: "
+                                         r"ac_kwargs:activation, ac_kwargs:hidden_sizes"):
+        load_config(path, "ppo")
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"pi_lr": 0.1,}', "not valid JSON"),
+    ("[1, 2]", "must hold a JSON object"),
+    ('{"ac_kwargs": {"activation": "torch.nn.Relu"}}', "cannot import 'torch.nn.Relu'"),
+    ('{"ac_kwargs": [64]}', "'ac_kwargs' must be a JSON object"),
+])
+def test_bad_file_is_one_line_naming_the_file(tmp_path, text, message):
+    path = _write(tmp_path, text)
+    with pytest.raises(ValueError) as e:
+        load_config(path, "ppo")
+    assert str(e.value).startswith(f"ppo config {path}: ") and message in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+def test_missing_file_or_preset(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such file, and no preset of that name"):
+        load_config(str(tmp_path / "nope.json"), "ppo")
+    with pytest.raises(FileNotFoundError, match="ppo_CartPole-v1"):
+        preset_path("ppo_Nope-v0")
+
+
+def test_env_name_from_recorded_env_fn_and_non_default_actor_critic(tmp_path):
+    path = _write(tmp_path, json.dumps({
+        "env_fn": "spinup.utils.run_utils.gym.make('Pendulum-v1')", "exp_name": "x",
+        "logger_kwargs": {"output_dir": "/somewhere"},
+        "actor_critic": "spinup.algos.sac.core.MLPActorCritic", "_about": "a comment"}))
+    assert load_config(path, "sac") == {"env_name": "Pendulum-v1"}
+    path = _write(tmp_path, json.dumps({"actor_critic": "spinup.algos.ppo.core.MLPActorCritic"}))
+    from spinup.algos.ppo.core import MLPActorCritic
+    assert load_config(path, spinup.sac) == {"actor_critic": MLPActorCritic}
+
+
+def test_overlay_lets_command_line_flags_win():
+    loaded = {"env_name": "CartPole-v1", "pi_lr": 1e-3, "ac_kwargs:hidden_sizes": [8]}
+    assert overlay(loaded, ["pi_lr"]) == {"env_name": "CartPole-v1",
+                                          "ac_kwargs:hidden_sizes": [8]}
+    assert "ac_kwargs:hidden_sizes" not in overlay(loaded, ["ac_kwargs"])
+    assert overlay({"ac_kwargs": {}}, ["ac_kwargs:activation"]) == {}
+
+
+@pytest.mark.parametrize("name", list_presets())
+def test_presets_load_and_only_set_what_differs(name):
+    algo, env_name = name.split("_", 1)
+    kwargs = load_config(name, algo, flat=False)
+    assert kwargs.pop("env_name") == env_name
+    assert kwargs, "a preset sets at least one argument"
+    params = inspect.signature(getattr(spinup, algo)).parameters
+    for key, value in kwargs.items():
+        assert value != params[key].default, f"{name}: {key} repeats the default"
+    gym.make(env_name).close()
+
+
+def test_required_presets_exist():
+    for name in ("ppo_CartPole-v1", "dqn_CartPole-v1", "sac_Pendulum-v1"):
+        assert name in list_presets()
