@@ -60,8 +60,9 @@ from spinup.utils.arg_checks import (BASIC_RULES, BOUNDED_BOX, FLAT_BOX, Rule, c
                                      check_spaces, in_range, is_number, nonneg_int, optional,
                                      positive, positive_int, single_process, unit_interval)
 from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint,
-                                     restore_env_state, restore_episode, restore_rng_state,
-                                     rng_state, save_checkpoint)
+                                     restore_env_state, restore_episode, restore_replay,
+                                     restore_rng_state, replay_state, rng_state,
+                                     save_checkpoint)
 from spinup.utils.logx import EpochLogger
 from spinup.utils.torch_tools import polyak_update, torch_threads
 
@@ -102,19 +103,6 @@ class ReplayBuffer:
         self.obs2_buf[slot], self.done_buf[slot] = next_obs, done
         self.ptr = (slot + 1) % self.max_size
         self.size = min(self.size + 1, self.max_size)
-
-    def state(self):
-        """The stored transitions (the first ``size`` rows) and ``ptr``, as tensors."""
-        rows = slice(0, self.size)
-        return dict(ptr=self.ptr, size=self.size, **{
-            name: torch.from_numpy(getattr(self, name)[rows])
-            for name in ("obs_buf", "obs2_buf", "act_buf", "rew_buf", "done_buf")})
-
-    def load(self, saved):
-        """Refill the buffer from :meth:`state`."""
-        self.ptr, self.size = saved["ptr"], saved["size"]
-        for name in ("obs_buf", "obs2_buf", "act_buf", "rew_buf", "done_buf"):
-            getattr(self, name)[:self.size] = saved[name].numpy()
 
     def sample_batch(self, batch_size=32):
         """Draw ``batch_size`` stored transitions uniformly, with replacement.
@@ -301,7 +289,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         state = {name: None if obj is None else obj.state_dict()
                  for name, obj in nets_and_optimizers.items()}
         return dict(state, epoch=epochs_done, elapsed=time.time() - start_time,
-                    rng=rng_state(), alpha=alpha, replay=replay_buffer.state(),
+                    rng=rng_state(), alpha=alpha, replay=replay_state(replay_buffer),
                     log_alpha=log_alpha.detach().clone() if learn_alpha else None,
                     episode=episode_state(env, o, ep_ret, ep_len),
                     test_env=env_state(test_env))
@@ -316,7 +304,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             with torch.no_grad():
                 log_alpha.copy_(state["log_alpha"])
         alpha = state["alpha"]
-        replay_buffer.load(state["replay"])
+        restore_replay(replay_buffer, state["replay"])
         o, ep_ret, ep_len = restore_episode(env, state["episode"])
         restore_env_state(test_env, state["test_env"], "the test environment")
         restore_rng_state(state["rng"])
