@@ -70,6 +70,7 @@ def _usage():
           --tensorboard          also write the logged columns to OUTPUT_DIR/tb for TensorBoard
           --verbose              print the full table of diagnostics every epoch
           --resume DIR [--epochs N]  continue the run in DIR from its last checkpoint
+                                 (--tensorboard, --verbose may be added)
         Several values for one flag launch one experiment per combination, e.g.
           python -m spinup.run ppo --env CartPole-v1 --clip_ratio 0.1 0.2 --seed 0 10 20
         """)
@@ -251,6 +252,9 @@ def _check_num_cpu(cmd, num_cpu):
 #: The only arguments that ``--resume`` lets change.
 RESUME_MAY_CHANGE = {"epochs"}
 
+#: Output options that a resumed run may switch on (they do not change training).
+RESUME_OUTPUT_FLAGS = {"tensorboard", "verbose"}
+
 _SAVED_ENV = re.compile(r"gym\.make\((['\"])(.+)\1\)")
 
 
@@ -279,7 +283,8 @@ def resume_run(cmd, args):
     """``python -m spinup.run ALGO --resume DIR [--epochs N]``: continue a CLI run.
 
     The arguments are those of ``DIR/config.json``; a flag given with another
-    value is refused (except ``--epochs``), and so is a directory without a
+    value is refused (except ``--epochs``; the output options ``--tensorboard``
+    and ``--verbose`` may be added), and so is a directory without a
     readable checkpoint. The number of MPI processes is the number of
     checkpoint files. Everything is checked here, before the run is launched.
 
@@ -317,8 +322,12 @@ def resume_run(cmd, args):
     saved = dict(config, env_name=found.group(2), num_cpu=len(ranks))
     params = inspect.signature(algo).parameters
     _check_flag_names(cmd, values, params)
+    output_options = {}
     for key, raw in values.items():
         given = [_parse_value(key, text) for text in raw]
+        if key in RESUME_OUTPUT_FLAGS and given in ([True], [False]):
+            output_options[key] = given[0]
+            continue
         if key in RESUME_MAY_CHANGE and len(given) == 1:
             continue
         if len(given) != 1 or convert_json(given[0]) != _nested(saved, key):
@@ -328,7 +337,7 @@ def resume_run(cmd, args):
                            + " may change)")
     kwargs = {key: _saved_value(config[key]) for key in params
               if key in config and key not in ("env_fn", "logger_kwargs")}
-    for key in RESUME_MAY_CHANGE & set(values):
+    for key in RESUME_MAY_CHANGE & set(values) - set(output_options):
         kwargs[key] = _parse_value(key, values[key][0])
     if kwargs.get("epochs", done) < done:
         raise CLIError(f"{cmd}: --resume {run_dir}: it has done {done} epochs already; "
@@ -340,8 +349,8 @@ def resume_run(cmd, args):
         raise CLIError(str(e)) from None
     from spinup.utils.run_utils import call_experiment
     exp_name = config.get("exp_name") or "cmd_" + cmd
-    logger_kwargs = dict(config.get("logger_kwargs") or {}, output_dir=run_dir,
-                         exp_name=exp_name, resume=True)
+    logger_kwargs = dict(config.get("logger_kwargs") or {}, **output_options,
+                         output_dir=run_dir, exp_name=exp_name, resume=True)
     logger_kwargs.pop("overwrite", None)
     call_experiment(exp_name, algo, seed=kwargs.pop("seed", 0), num_cpu=len(ranks),
                     oversubscribe=True, logger_kwargs=logger_kwargs,
