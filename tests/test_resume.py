@@ -41,6 +41,10 @@ def pendulum():
     return gym.make("Pendulum-v1")
 
 
+def halfcheetah():
+    return gym.make("HalfCheetah-v5")
+
+
 def table(run_dir):
     return pd.read_table(os.path.join(run_dir, "progress.txt"))
 
@@ -140,6 +144,8 @@ OTHERS = {
     "vpg": (cartpole, dict(SMALL_ON, train_v_iters=5)),
     "trpo": (cartpole, dict(SMALL_ON, train_v_iters=5)),
     "a2c": (cartpole, SMALL_ON),
+    # MuJoCo: the integration state is restored mid-episode (epochs end at 400 steps).
+    "sac": (halfcheetah, dict(SMALL_OFF, steps_per_epoch=400, max_ep_len=300)),
 }
 
 
