@@ -392,8 +392,8 @@ def _median(values):
 def summarize(results):
     """Lines of a table: per (case, lib), median and range of steps and seconds.
 
-    An unsolved run counts as infinitely slow: the median is shown as ``not solved``
-    when half or more of the runs did not solve.
+    An unsolved run counts as infinitely slow in the median (shown as ``-`` when half
+    or more of the runs did not solve); the ranges are over the solved runs.
     """
     lines = [f"{'case':14s} {'lib':14s} {'solved':>6s} {'median steps':>12s} "
              f"{'range':>15s} {'median s':>9s} {'range s':>13s}"]
@@ -410,11 +410,13 @@ def summarize(results):
 
         def fmt(v, digits=0):
             return "-" if v == inf else (f"{v / 1000:.0f}k" if digits == 0 else f"{v:.1f}")
-        s_lo, s_hi = min(steps), max(steps)
-        t_lo, t_hi = min(secs), max(secs)
+        ok_steps = [v for v in steps if v != inf] or [inf]
+        ok_secs = [v for v in secs if v != inf] or [inf]
+        s_range = "-" if ok_steps == [inf] else f"{fmt(min(ok_steps))}-{fmt(max(ok_steps))}"
+        t_range = "-" if ok_secs == [inf] else f"{fmt(min(ok_secs), 1)}-{fmt(max(ok_secs), 1)}"
         lines.append(f"{case:14s} {lib:14s} {solved:>3d}/{len(rows):<2d} "
-                     f"{fmt(_median(steps)):>12s} {fmt(s_lo) + '-' + fmt(s_hi):>15s} "
-                     f"{fmt(_median(secs), 1):>9s} {fmt(t_lo, 1) + '-' + fmt(t_hi, 1):>13s}")
+                     f"{fmt(_median(steps)):>12s} {s_range:>15s} "
+                     f"{fmt(_median(secs), 1):>9s} {t_range:>13s}")
     return lines
 
 
