@@ -69,6 +69,8 @@ def _usage():
           --oversubscribe        allow --cpu N above the number of CPU cores
           --tensorboard          also write the logged columns to OUTPUT_DIR/tb for TensorBoard
           --verbose              print the full table of diagnostics every epoch
+          --config FILE|PRESET   keyword arguments from a JSON file (a run's config.json)
+                                 or a preset (e.g. ppo_CartPole-v1); flags override it
           --resume DIR [--epochs N]  continue the run in DIR from its last checkpoint
                                  (--tensorboard, --verbose may be added)
         Several values for one flag launch one experiment per combination, e.g.
@@ -378,10 +380,23 @@ def parse_and_execute_grid_search(cmd, args):
     if "--resume" in args:
         return resume_run(cmd, args)
     values, shorthands = _resolve_names(cmd, _group_flags(cmd, args))
+    config_file = str(_take_single(cmd, values, "config")) if "config" in values else None
     params = inspect.signature(algo).parameters
     _check_flag_names(cmd, values, params)
     for key, raw in values.items():
         values[key] = [_parse_value(key, text) for text in raw]
+    if config_file is not None:
+        # --config FILE (a run's config.json or a preset's name): its entries fill in
+        # what the flags do not set; a flag always wins over the file.
+        from spinup.presets import load_config, overlay
+        try:
+            loaded = load_config(config_file, cmd)
+        except (ValueError, OSError) as e:
+            raise CLIError(str(e) if str(e).startswith(cmd) else f"{cmd}: --config: {e}") \
+                from None
+        for key, value in overlay(loaded, values).items():
+            values[key] = [value]
+    for key in values:
         default = params[key].default if key in params else inspect.Parameter.empty
         if default is not inspect.Parameter.empty:
             for value in values[key]:

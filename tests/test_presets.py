@@ -116,3 +116,43 @@ def test_presets_load_and_only_set_what_differs(name):
 def test_required_presets_exist():
     for name in ("ppo_CartPole-v1", "dqn_CartPole-v1", "sac_Pendulum-v1"):
         assert name in list_presets()
+
+
+# ---- the --config flag of the CLI ----
+
+def test_cli_config_reproduces_a_run_and_flags_override(tmp_path):
+    run_cli("ppo", "--env", "CartPole-v1", "--exp_name", "orig", "--epochs", 2,
+            "--steps_per_epoch", 150, "--train_pi_iters", 3, "--train_v_iters", 3,
+            "--hid", "[16]", "--act", "torch.nn.ReLU", "--seed", 3, "--data_dir", tmp_path)
+    config = tmp_path / "orig" / "orig_s3" / "config.json"
+    run_cli("ppo", "--config", config, "--exp_name", "again", "--data_dir", tmp_path)
+    before = read_progress(tmp_path / "orig" / "orig_s3").drop(columns=["Time"])
+    after = read_progress(tmp_path / "again" / "again_s3").drop(columns=["Time"])
+    assert before.equals(after)
+
+    run_cli("ppo", "--config", config, "--exp_name", "changed", "--epochs", 1,
+            "--data_dir", tmp_path)
+    changed = json.loads((tmp_path / "changed" / "changed_s3" / "config.json").read_text())
+    assert changed["epochs"] == 1 and changed["steps_per_epoch"] == 150
+    assert changed["ac_kwargs"]["hidden_sizes"] == [16]
+    assert len(read_progress(tmp_path / "changed" / "changed_s3")) == 1
+
+
+def test_cli_config_by_preset_name(tmp_path):
+    run_cli("ppo", "--config", "ppo_CartPole-v1", "--epochs", 1, "--steps_per_epoch", 200,
+            "--train_pi_iters", 2, "--train_v_iters", 2, "--exp_name", "p", "--data_dir",
+            tmp_path)
+    saved = json.loads((tmp_path / "p" / "p_s0" / "config.json").read_text())
+    preset = json.loads(open(preset_path("ppo_CartPole-v1")).read())
+    assert saved["pi_lr"] == preset["pi_lr"]
+    assert saved["steps_per_epoch"] == 200  # the flag wins over the preset
+
+
+@pytest.mark.parametrize("text", ['{"env_name": "CartPole-v1", "foo": 1}', "{not json"])
+def test_cli_bad_config_is_one_line_exit_2(tmp_path, text):
+    path = _write(tmp_path, text)
+    proc = run_cli("ppo", "--config", path, "--data_dir", tmp_path / "out", check=False)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and path in proc.stderr
+    assert not (tmp_path / "out").exists()
