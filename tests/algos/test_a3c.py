@@ -115,7 +115,7 @@ LONG_RUN = textwrap.dedent("""
 
     if __name__ == "__main__":
         a3c(lambda: gym.make("CartPole-v1"), num_workers=2, steps_per_epoch=500,
-            epochs=10000, n_steps=10, logger_kwargs=dict(output_dir=%r))
+            epochs=10000, n_steps=10, logger_kwargs=dict(output_dir=%r, verbose=True))
 """)
 
 
