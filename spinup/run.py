@@ -209,8 +209,10 @@ def _check_env(cmd, env_name):
         CLIError: gymnasium cannot make ``env_name``.
     """
     import gymnasium as gym
+
+    from spinup.utils.arg_checks import env_spaces
     try:
-        gym.make(env_name).close()
+        env_spaces(env_name)  # made once; check_cli reuses its spaces
     except gym.error.DependencyNotInstalled as e:
         raise CLIError(f"{cmd}: --env {env_name}: a dependency is missing ({e}). MuJoCo envs "
                        "need: pip install 'gymnasium[mujoco]'; Box2D envs: pip install "

@@ -362,7 +362,16 @@ class _Spaces:
         self.observation_space, self.action_space = spaces
 
 
-def _spaces_of(env_name):
+def env_spaces(env_name):
+    """``(observation_space, action_space)`` of the gymnasium id ``env_name``.
+
+    The env is made with ``gymnasium.make`` and closed once per id and process; later
+    calls reuse the spaces (the CLI asks for each id twice: to report a bad id, then to
+    check the spaces of every variant).
+
+    Raises:
+        whatever ``gymnasium.make`` raises for an id it cannot make.
+    """
     if env_name not in _spaces_seen:
         import gymnasium
         env = gymnasium.make(env_name)
@@ -399,4 +408,4 @@ def check_cli(algo, fn, kwargs):
     check_args(algo, fn, args, procs=num_cpu)
     _, spaces = _rules_of(fn)
     if env_name is not None and spaces is not None:
-        check_spaces(algo, _Spaces(_spaces_of(env_name)), **spaces)
+        check_spaces(algo, _Spaces(env_spaces(env_name)), **spaces)

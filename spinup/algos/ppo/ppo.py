@@ -351,7 +351,6 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         ep_ret, ep_len = 0.0, 0
         first_epoch = restore(load_checkpoint(run_dir)) if logger.resuming else 0
         for epoch in range(first_epoch, epochs):  # [PPO line 2]
-            warned_cut_off = False
             for t in range(local_steps):
                 # [PPO line 3] act with pi_k; the env gets the action clipped to its
                 # bounds, the buffer the sample itself (whose log-prob the ratio uses).
@@ -365,10 +364,9 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 episode_over = terminated or truncated or ep_len == max_ep_len
                 if not episode_over and t < local_steps - 1:
                     continue  # mid-trajectory: keep collecting
-                if not episode_over and not warned_cut_off:
+                if not episode_over:
                     logger.warn_once("cut_off", "Warning: trajectory cut off by epoch at "
                                      f"{ep_len} steps.")
-                    warned_cut_off = True
                 # [PPO lines 4-5] V(s_T) = 0 only after a true terminal state;
                 # otherwise the critic's estimate (the v that ac.step returns).
                 if terminated:
