@@ -8,7 +8,10 @@ no evaluation episodes. spinup runs at its default ``update_every=50`` (50 steps
 interaction, then 50 gradient steps) and at ``update_every=1`` (SB3's schedule).
 
 The numbers are steps / CPU-second of this process (robust on a shared machine) and
-steps / wall-second, over whole runs (random steps included), after an untimed warm-up. Usage::
+steps / wall-second, over whole runs (random steps included), after an untimed warm-up
+that runs updates too (first-call costs of the optimizers' kernels). With ``--repeats``
+the variants are interleaved and each row is the median over the repeats: on a virtual
+machine one run can be 40 % slower than the next with the same code. Usage::
 
     python benchmarks/offpolicy_speed.py [--steps 3000] [--repeats 1]
 """
@@ -33,21 +36,21 @@ def timed(fn):
     return time.perf_counter() - t_wall, time.process_time() - t_cpu
 
 
-def spinup_run(algo, steps, update_every):
+def spinup_run(algo, steps, update_every, start=1000):
     fn = {"sac": sac, "td3": td3}[algo]
     out = tempfile.mkdtemp(prefix="spinup_speed_")
     return timed(lambda: fn(lambda: gym.make(ENV), ac_kwargs=dict(hidden_sizes=(256, 256)),
-                            steps_per_epoch=steps, epochs=1, batch_size=100, start_steps=1000,
-                            update_after=1000, update_every=update_every, num_test_episodes=0,
+                            steps_per_epoch=steps, epochs=1, batch_size=100, start_steps=start,
+                            update_after=start, update_every=update_every, num_test_episodes=0,
                             logger_kwargs=dict(output_dir=out, output_fname="progress.txt")))
 
 
-def sb3_run(algo, steps):
+def sb3_run(algo, steps, start=1000):
     import stable_baselines3 as sb3
     from stable_baselines3.common.noise import NormalActionNoise
     env = gym.make(ENV)
     common = dict(policy_kwargs=dict(net_arch=[256, 256]), learning_rate=1e-3, batch_size=100,
-                  buffer_size=int(1e6), learning_starts=1000, train_freq=1, gradient_steps=1,
+                  buffer_size=int(1e6), learning_starts=start, train_freq=1, gradient_steps=1,
                   tau=0.005, gamma=0.99, device="cpu", verbose=0, seed=0)
     if algo == "sac":
         model = sb3.SAC("MlpPolicy", env, ent_coef=0.2, **common)
@@ -72,10 +75,12 @@ def main():
         sb3_version = None
     print(f"torch {torch.__version__}, SB3 {sb3_version}, {args.steps} steps "
           f"({args.steps - 1000} with updates), cores {os.cpu_count()}")
-    # Warm-up (first-call costs of torch kernels and imports), not timed.
-    spinup_run("sac", 300, 50)
-    if sb3_version:
-        sb3_run("sac", 300)
+    # Warm-up (imports, first calls of the torch and Adam kernels), not timed: 200
+    # steps of which the last 100 update, for every variant.
+    for algo in ("sac", "td3"):
+        spinup_run(algo, 200, 50, start=100)
+        if sb3_version:
+            sb3_run(algo, 200, start=100)
     rows = []
     for _ in range(args.repeats):
         for algo in ("sac", "td3"):   # interleaved, so load changes hit every variant
@@ -83,17 +88,23 @@ def main():
             rows.append((algo, "spinup update_every=1", *spinup_run(algo, args.steps, 1)))
             if sb3_version:
                 rows.append((algo, f"SB3 {sb3_version} train_freq=1", *sb3_run(algo, args.steps)))
-    print(f"\n{'algo':5s} {'implementation':32s} {'steps/CPU-s':>12s} {'steps/wall-s':>13s}")
-    for algo, name, wall, cpu in rows:
-        print(f"{algo:5s} {name:32s} {args.steps / cpu:12.1f} {args.steps / wall:13.1f}")
+    def median_rate(algo, name, column):
+        return float(np.median([args.steps / r[column] for r in rows if r[:2] == (algo, name)]))
+
+    names = list(dict.fromkeys((a, n) for a, n, _, _ in rows))
+    print(f"\n{'algo':5s} {'implementation':32s} {'steps/CPU-s':>12s} {'steps/wall-s':>13s}"
+          f"   (median of {args.repeats})")
+    for algo, name in names:
+        print(f"{algo:5s} {name:32s} {median_rate(algo, name, 3):12.1f} "
+              f"{median_rate(algo, name, 2):13.1f}")
     if sb3_version:
         print()
         for algo in ("sac", "td3"):
-            def best(prefix):
-                return max(args.steps / c for a, n, _, c in rows if a == algo and n.startswith(prefix))
+            sb3 = median_rate(algo, f"SB3 {sb3_version} train_freq=1", 3)
             for sched in ("update_every=50", "update_every=1"):
-                print(f"{algo}: spinup ({sched}) / SB3 = "
-                      f"{best('spinup ' + sched) / best('SB3'):.2f}x (steps per CPU-second)")
+                ours = median_rate(algo, "spinup " + sched, 3)
+                print(f"{algo}: spinup ({sched}) / SB3 = {ours / sb3:.2f}x "
+                      "(median steps per CPU-second)")
 
 
 if __name__ == "__main__":

@@ -232,6 +232,50 @@ def test_cli_kill_then_resume(tmp_path):
     assert list(table(str(run_dir))["Epoch"]) == list(range(epochs_before + 2))
 
 
+def test_kill_9_of_the_launcher_stops_the_run_and_a_live_run_is_never_shared(tmp_path):
+    """``kill -9`` of the CLI alone (no handler can forward it) must not leave the
+    experiment training as an orphan; and while a run is alive, no second process
+    may resume or overwrite its directory (both would write the same table)."""
+    from spinup.utils.logx import LOCK_NAME, RunInProgressError, check_run_dir_free
+    run_dir = tmp_path / "o" / "o_s0"
+    proc = subprocess.Popen([sys.executable, "-m", "spinup.run", *CLI_PPO, "--epochs", "2000",
+                             "--data_dir", str(tmp_path), "--exp_name", "o"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=dict(os.environ, OMP_NUM_THREADS="1"))
+    try:
+        deadline = time.time() + 300
+        while time.time() < deadline and not os.path.exists(checkpoint_path(str(run_dir))):
+            time.sleep(0.05)
+        owner = int((run_dir / LOCK_NAME).read_text())
+        assert owner != proc.pid   # the experiment's own process holds the directory
+        with pytest.raises(RunInProgressError, match=f"pid {owner}"):
+            check_run_dir_free(str(run_dir))
+        busy = cli("ppo", "--resume", str(run_dir), "--epochs", "3000")
+        assert busy.returncode == 2 and f"in use by another running process (pid {owner})" \
+            in busy.stderr, busy.stderr
+        proc.kill()    # SIGKILL to the launcher only
+        proc.wait()
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                os.kill(owner, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.1)
+        else:
+            os.kill(owner, signal.SIGKILL)
+            pytest.fail("the experiment kept running after its launcher was killed")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    check_run_dir_free(str(run_dir))   # the lock died with its owner
+    epochs_before = len(table(str(run_dir)))
+    assert epochs_before < 2000
+    result = cli("ppo", "--resume", str(run_dir), "--epochs", str(epochs_before + 1))
+    assert result.returncode == 0, result.stderr
+    assert list(table(str(run_dir))["Epoch"]) == list(range(epochs_before + 1))
+
+
 def test_cli_resume_refusals(tmp_path):
     result = cli(*CLI_PPO, "--epochs", "1", "--data_dir", str(tmp_path), "--exp_name", "r")
     assert result.returncode == 0, result.stderr

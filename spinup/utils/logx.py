@@ -18,14 +18,16 @@ import atexit
 import json
 import os
 import os.path as osp
+import shutil
 import sys
 import time
+import weakref
 
 import numpy as np
 
 from spinup.utils.mpi_tools import mpi_statistics_scalar, proc_id
 from spinup.utils.serialization_utils import (convert_json, kwargs_to_plain, save_model,
-                                              write_text_atomically)
+                                              write_atomically, write_text_atomically)
 
 #: ANSI colour codes understood by :func:`colorize`.
 color2num = dict(gray=30, red=31, green=32, yellow=33, blue=34, magenta=35, cyan=36,
@@ -154,6 +156,110 @@ def refusal_to_overwrite(table_path):
             "or pass --overwrite (Python: logger_kwargs=dict(..., overwrite=True))")
 
 
+#: Name of the lock file in a run directory; see :func:`lock_run_dir`.
+LOCK_NAME = ".spinup.lock"
+
+
+class RunInProgressError(FileExistsError):
+    """Another live process is writing to the run directory (it holds the lock)."""
+
+
+class _RunDirLock:
+    """An open ``.spinup.lock`` with an exclusive ``flock``; closing it (when the
+    last reference goes) releases the directory."""
+
+    def __init__(self, lock_file):
+        self._file = lock_file
+
+    def release(self):
+        if not self._file.closed:
+            self._file.close()
+
+    __del__ = release
+
+
+# real path of a run directory -> its lock, while some logger of this process uses it
+_held_locks = weakref.WeakValueDictionary()
+
+
+def _lock_path(output_dir):
+    return osp.join(osp.realpath(output_dir), LOCK_NAME)
+
+
+def _flock_or_refuse(output_dir, mode):
+    """Open ``output_dir``'s lock file with ``mode`` and lock it exclusively.
+
+    Returns the open file, or ``None`` where files cannot be locked. Raises
+    :class:`RunInProgressError` (naming the owner's pid) if another process has it.
+    """
+    try:
+        import fcntl
+        lock_file = open(_lock_path(output_dir), mode)
+    except (ImportError, OSError):
+        return None
+    try:
+        fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock_file.seek(0)
+        owner = lock_file.read().strip() or "unknown"
+        lock_file.close()
+        raise RunInProgressError(
+            f"{output_dir} is in use by another running process (pid {owner}); wait for "
+            "it to end, or stop it, before starting, resuming or overwriting a run there") \
+            from None
+    except OSError:  # no flock on this file system
+        lock_file.close()
+        return None
+    return lock_file
+
+
+def lock_run_dir(output_dir):
+    """Claim ``output_dir`` for this process.
+
+    The claim is an exclusive ``flock`` on ``output_dir/.spinup.lock``, which also
+    holds the owner's pid. It lasts while the returned object is referenced (a
+    :class:`Logger` keeps it for its lifetime). The operating system drops the
+    lock when the process ends, however it ends (``kill -9`` included), so a
+    crashed run never blocks its resumption. Another logger of the same process
+    shares the claim. Where ``flock`` is unavailable (Windows, some network
+    file systems) nothing is locked and ``None`` is returned.
+
+    Args:
+        output_dir (str): an existing run directory.
+
+    Returns:
+        object or None: the claim; drop every reference to release it.
+
+    Raises:
+        RunInProgressError: another process holds the lock; the message names its pid.
+    """
+    path = _lock_path(output_dir)
+    held = _held_locks.get(path)
+    if held is not None:
+        return held
+    lock_file = _flock_or_refuse(output_dir, "a+")
+    if lock_file is None:
+        return None
+    lock_file.seek(0)
+    lock_file.truncate()
+    lock_file.write(f"{os.getpid()}\n")
+    lock_file.flush()
+    held = _held_locks[path] = _RunDirLock(lock_file)
+    return held
+
+
+def check_run_dir_free(output_dir):
+    """Raise :class:`RunInProgressError` if another process holds ``output_dir``'s
+    lock (see :func:`lock_run_dir`). Takes nothing and writes nothing; a directory
+    without a lock file is free."""
+    path = _lock_path(output_dir)
+    if path in _held_locks or not osp.exists(path):
+        return
+    probe = _flock_or_refuse(output_dir, "r")
+    if probe is not None:
+        probe.close()
+
+
 class Logger:
     """Write a run's table of diagnostics, its configuration and its saved model.
 
@@ -196,9 +302,11 @@ class Logger:
 
         Raises:
             FileNotFoundError: ``resume`` is set and there is no table to continue.
-            FileExistsError: the table exists already and ``overwrite`` is False.
+            FileExistsError: the table exists already and ``overwrite`` is False;
+                or (:class:`RunInProgressError`) another live process is writing
+                to ``output_dir`` (see :func:`lock_run_dir`).
             ImportError: ``tensorboard`` is True and the package is missing.
-                Nothing has been written when either is raised.
+                Nothing has been written when any of these is raised.
         """
         self.exp_name = exp_name
         self.log_headers = []
@@ -217,12 +325,15 @@ class Logger:
         self._first_epoch = None  # Epoch of the first row printed
         self._start = time.time()  # for the pace when rows have no Time column
         self._tb_writer, self._tb_rows = None, 0
+        self._lock = None  # the claim on output_dir (lock_run_dir), rank 0 only
         writer_class = _tensorboard_writer_class() if tensorboard else None
         if proc_id() != 0:
             return
         self.output_dir = output_dir or f"/tmp/experiments/{int(time.time())}"
         table_path = osp.join(self.output_dir, output_fname)
         self._table_path = table_path
+        if osp.isdir(self.output_dir):   # another process's live run comes first
+            check_run_dir_free(self.output_dir)
         if resume:
             self._continue_table()
         elif osp.exists(table_path):
@@ -231,6 +342,8 @@ class Logger:
             print(colorize(f"Warning: replacing the run in {self.output_dir} "
                            "(overwrite=True).", "red", bold=True))
         os.makedirs(self.output_dir, exist_ok=True)
+        # No other process may write here meanwhile (the claim lasts as long as self).
+        self._lock = lock_run_dir(self.output_dir)
         self.output_file = self.output_file or open(table_path, "w")
         atexit.register(self.output_file.close)
         if writer_class is not None:
@@ -381,6 +494,32 @@ class Logger:
                               json.dumps(record, indent=2))
         if self._saved_module is not None:
             self._save_model(suffix, env)
+
+    def save_epoch_state(self, state_dict, epoch, save_freq):
+        """Save the model at the end of an epoch (rank 0 only).
+
+        ``vars.json`` and ``pyt_save/model.pt`` are replaced by :meth:`save_state`
+        after every epoch, so a crash or Ctrl-C loses at most the epoch in
+        progress. When ``epoch`` is a multiple of ``save_freq`` the two files are
+        also copied (not serialised a second time) to ``vars{epoch}.json`` and
+        ``pyt_save/model{epoch}.pt``, snapshots that later epochs leave alone.
+
+        Args:
+            state_dict (dict): as for :meth:`save_state`, usually ``{'env': env}``.
+            epoch (int): the epoch just finished, as the algorithm numbers it.
+            save_freq (int): epochs between two numbered snapshots (>= 1).
+        """
+        self.save_state(state_dict, itr=None)
+        if proc_id() != 0 or epoch % save_freq != 0:
+            return
+        pairs = [("vars.json", f"vars{epoch}.json")]
+        if self._saved_module is not None:
+            pairs.append((osp.join("pyt_save", "model.pt"),
+                          osp.join("pyt_save", f"model{epoch}.pt")))
+        for latest, numbered in pairs:
+            src = osp.join(self.output_dir, latest)
+            write_atomically(osp.join(self.output_dir, numbered),
+                             lambda tmp, src=src: shutil.copyfile(src, tmp))
 
     def _env_spec_json(self, env):
         """``env.spec.to_json()``, or ``None`` (with a warning if it could not be written)."""

@@ -26,7 +26,7 @@ import zlib
 
 from spinup.user_config import (DEFAULT_DATA_DIR, DEFAULT_SHORTHAND, FORCE_DATESTAMP,
                                 WAIT_BEFORE_LAUNCH)
-from spinup.utils.logx import colorize, refusal_to_overwrite
+from spinup.utils.logx import check_run_dir_free, colorize, refusal_to_overwrite
 from spinup.utils.serialization_utils import convert_json
 
 DIV_LINE_WIDTH = 80
@@ -142,7 +142,8 @@ def check_before_launch(logger_kwargs_list, num_cpu=1, oversubscribe=False):
 
     Raises:
         FileExistsError: a run directory holds a ``progress.txt`` already and its
-            ``overwrite`` is not set.
+            ``overwrite`` is not set, or another process is writing to it
+            (:class:`~spinup.utils.logx.RunInProgressError`).
         LaunchError: ``num_cpu`` above the cores (see
             :func:`~spinup.utils.mpi_tools.check_num_cpu`); an output directory
             cannot be created (:func:`check_can_create`); two runs would share
@@ -163,6 +164,7 @@ def check_before_launch(logger_kwargs_list, num_cpu=1, oversubscribe=False):
                               "parameters that tell them apart distinct values or shorthands")
         seen.add(osp.normpath(output_dir))
         check_can_create(output_dir)
+        check_run_dir_free(output_dir)
         table = osp.join(output_dir, "progress.txt")
         # A resumed run (logger_kwargs resume=True) appends to its own table.
         if osp.exists(table) and not (logger_kwargs.get("overwrite", False)
@@ -221,6 +223,24 @@ def _wait(proc, exp_name, output_dir):
     finally:
         if handles_sigterm:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _die_with_parent_linux():
+    """Make the new experiment process end when the process that launched it dies.
+
+    ``_wait`` forwards a catchable signal, but ``kill -9`` of the launcher cannot
+    be caught; without this the experiment trains on as an orphan. Linux only
+    (``prctl(PR_SET_PDEATHSIG, SIGTERM)``); elsewhere ``None`` is passed to Popen.
+    """
+    launcher = os.getpid()
+
+    def in_child():
+        import ctypes
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+        if os.getppid() != launcher:   # the launcher died before prctl took effect
+            os.kill(os.getpid(), signal.SIGTERM)
+    return in_child if sys.platform.startswith("linux") else None
 
 
 def _print_next_steps(output_dir):
@@ -299,7 +319,8 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
 
     entrypoint = osp.join(osp.dirname(osp.abspath(__file__)), "run_entrypoint.py")
     proc = subprocess.Popen([sys.executable or "python", entrypoint,
-                             _encode_call(run_in_subprocess)], env=os.environ)
+                             _encode_call(run_in_subprocess)], env=os.environ,
+                            preexec_fn=_die_with_parent_linux())
     returncode = _wait(proc, exp_name, output_dir)
     if returncode != 0:
         raise ExperimentError(exp_name, returncode)

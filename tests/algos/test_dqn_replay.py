@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 import torch
 
-from spinup.algos.dqn.core import MLPQFunction
-from spinup.algos.dqn.dqn import (PrioritizedReplayBuffer, ReplayBuffer, SumTree,
+from spinup.algos.dqn.core import MLPQFunction, SumTree
+from spinup.algos.dqn.dqn import (PrioritizedReplayBuffer, ReplayBuffer,
                                   linear_epsilon, q_target)
 
 

@@ -145,3 +145,51 @@ def test_test_policy_summary_writes_nothing(tmp_path, monkeypatch):
     summary = run_policy(gym.make("CartPole-v1"), lambda o: 0, num_episodes=2, render=False)
     assert made == [] and set(summary) == {"AverageEpRet", "StdEpRet", "MaxEpRet",
                                            "MinEpRet", "EpLen"}
+
+
+def test_save_epoch_state_copies_the_latest_model_every_save_freq(tmp_path):
+    from spinup.algos.ppo.core import MLPActorCritic
+    env = gym.make("Pendulum-v1")
+    ac = MLPActorCritic(env.observation_space, env.action_space, hidden_sizes=[4])
+    logger = EpochLogger(output_dir=str(tmp_path))
+    logger.setup_pytorch_saver(ac, ac_kwargs=dict(hidden_sizes=[4]))
+    pyt = tmp_path / "pyt_save"
+    for epoch in range(1, 6):
+        with torch.no_grad():
+            ac.pi.mu_net[0].bias.fill_(epoch)   # every epoch's model is different
+        logger.save_epoch_state({"env": env}, epoch, save_freq=2)
+        if epoch % 2 == 0:   # the snapshot is the latest model, byte for byte
+            assert (pyt / f"model{epoch}.pt").read_bytes() == (pyt / "model.pt").read_bytes()
+            assert (tmp_path / f"vars{epoch}.json").read_text() == \
+                (tmp_path / "vars.json").read_text()
+    assert sorted(os.listdir(pyt)) == ["model.pt", "model2.pt", "model4.pt"]
+    assert sorted(f for f in os.listdir(tmp_path) if f.startswith("vars")) == \
+        ["vars.json", "vars2.json", "vars4.json"]
+    latest = torch.load(pyt / "model.pt", weights_only=True)
+    snap = torch.load(pyt / "model4.pt", weights_only=True)
+    key = next(k for k in latest["state_dict"] if k.endswith("mu_net.0.bias"))
+    assert latest["state_dict"][key][0] == 5 and snap["state_dict"][key][0] == 4
+
+
+def _probe(run_dir):
+    """Run check_run_dir_free in another process; its stderr ('' when free)."""
+    import subprocess
+    import sys
+    code = ("import sys; from spinup.utils.logx import check_run_dir_free; "
+            "check_run_dir_free(sys.argv[1])")
+    return subprocess.run([sys.executable, "-c", code, str(run_dir)], capture_output=True,
+                          text=True).stderr
+
+
+def test_a_run_directory_belongs_to_one_live_logger(tmp_path):
+    import gc
+    from spinup.utils.logx import LOCK_NAME
+    logger = EpochLogger(output_dir=str(tmp_path / "run"))
+    assert (tmp_path / "run" / LOCK_NAME).read_text() == f"{os.getpid()}\n"
+    assert f"in use by another running process (pid {os.getpid()})" in _probe(tmp_path / "run")
+    # a second logger of this process shares the claim (runs one after another)
+    again = EpochLogger(output_dir=str(tmp_path / "run"), overwrite=True)
+    del logger, again
+    gc.collect()
+    assert _probe(tmp_path / "run") == ""   # released with the last logger
+    assert _probe(tmp_path / "never_made") == ""

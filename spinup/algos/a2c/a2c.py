@@ -369,11 +369,8 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 update(n_updates)  # [A2C lines 3-8]
                 n_updates += 1
 
-            # The latest policy is always on disk: model.pt is replaced (atomically)
-            # after every epoch; every save_freq epochs a numbered copy is kept.
-            logger.save_state({"env": env}, None)
-            if epoch % save_freq == 0:
-                logger.save_state({"env": env}, epoch)
+            # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
+            logger.save_epoch_state({"env": env}, epoch, save_freq)
 
             logger.log_tabular("Epoch", epoch)
             logger.log_tabular("EpRet", with_min_and_max=True)

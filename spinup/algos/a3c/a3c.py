@@ -444,12 +444,8 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     for j in range(num_test_episodes):
                         test_episode(seed + 1 if epoch == 0 and j == 0 else None)
                         pool.poll(handle)
-                    # The latest model is always on disk: model.pt is replaced
-                    # (atomically) every epoch; every save_freq epochs a numbered
-                    # copy is kept.
-                    logger.save_state({"env": test_env}, None)
-                    if epoch % save_freq == 0:
-                        logger.save_state({"env": test_env}, epoch)
+                    # model.pt replaced every epoch; model{epoch}.pt every save_freq
+                    logger.save_epoch_state({"env": test_env}, epoch, save_freq)
                     log_epoch(epoch, steps_now)
                     if run_dir is not None:
                         save_checkpoint(run_dir, checkpoint_state(epoch + 1))

@@ -389,11 +389,8 @@ def _train(env, test_env, logger, cfg):
                     update(replay_buffer.sample_batch(batch_size))
 
         # ---- End of epoch: save, test, log ----
-        # The latest policy is always on disk: model.pt is replaced (atomically)
-        # every epoch; every save_freq epochs a numbered copy is kept.
-        logger.save_state({"env": env}, None)
-        if epoch % cfg["save_freq"] == 0:
-            logger.save_state({"env": env}, epoch)
+        # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
+        logger.save_epoch_state({"env": env}, epoch, cfg["save_freq"])
         run_test_episodes()
         logger.log_tabular("Epoch", epoch)
         logger.log_tabular("EpRet", with_min_and_max=True)

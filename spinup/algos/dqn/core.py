@@ -1,7 +1,9 @@
-"""Q-networks for DQN: one MLP with a value per action, or its dueling variant.
+"""Building blocks of DQN: the Q-network (one MLP with a value per action, or its
+dueling variant) and the sum-tree under prioritized replay.
 
 Source: Mnih et al. 2015 (Nature 518, 529-533) for the Q-network with one output per
 action; Wang et al. 2016, arXiv:1511.06581, Eq. 9 for the dueling aggregation;
+Schaul et al. 2016, arXiv:1511.05952, Section 3.3 for sampling from a sum-tree;
 docs/algorithms/dqn.rst.
 """
 import numpy as np
@@ -117,3 +119,46 @@ class MLPQFunction(nn.Module):
             numpy.ndarray: int64 action index, shape ``()`` or ``(batch,)``.
         """
         return self.forward(obs).argmax(dim=-1).numpy()
+
+
+class SumTree:
+    """Binary tree of partial sums over ``size`` leaves, in one array: node 1 is the
+    root, node ``k`` has children ``2k`` and ``2k + 1``, leaf ``i`` is node
+    ``capacity + i`` (``size`` rounded up to a power of two, so all leaves share one
+    level). Each inner node holds the sum of its children, so the root is the total
+    and the leaf at a prefix sum is one O(log N) walk down. ``update`` and ``find``
+    treat a whole batch one level at a time."""
+
+    def __init__(self, size):
+        self.capacity = 1 << int(np.ceil(np.log2(max(size, 1))))
+        self.tree = np.zeros(2 * self.capacity, dtype=np.float64)
+
+    def total(self):
+        """Sum of all leaves (the root)."""
+        return self.tree[1]
+
+    def get(self, idxs):
+        """Values of leaves ``idxs``."""
+        return self.tree[np.asarray(idxs) + self.capacity]
+
+    def update(self, idxs, priorities):
+        """Set leaves ``idxs`` to ``priorities``; refresh their ancestors."""
+        nodes = np.atleast_1d(np.asarray(idxs)) + self.capacity
+        self.tree[nodes] = priorities
+        parents = np.unique(nodes // 2)
+        while parents[0] >= 1:   # a batch's nodes always share one level
+            self.tree[parents] = self.tree[2 * parents] + self.tree[2 * parents + 1]
+            parents = np.unique(parents // 2)
+
+    def find(self, u):
+        """Leaf index ``i`` with ``sum_{j<i} p_j <= u < sum_{j<=i} p_j``, for each
+        ``u`` in ``[0, total)``: go left when ``u`` is below the left child's sum,
+        else subtract that sum and go right."""
+        u = np.array(u, dtype=np.float64)
+        nodes = np.ones(len(u), dtype=np.int64)
+        while nodes[0] < self.capacity:
+            left_sum = self.tree[2 * nodes]
+            right = u >= left_sum
+            u -= left_sum * right
+            nodes = 2 * nodes + right
+        return nodes - self.capacity

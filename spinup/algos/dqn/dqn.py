@@ -68,49 +68,6 @@ from spinup.utils.torch_tools import polyak_update, torch_threads
 Adam = torch_tools.adam
 
 
-class SumTree:
-    """Binary tree of partial sums over ``size`` leaves, in one array: node 1 is the
-    root, node ``k`` has children ``2k`` and ``2k + 1``, leaf ``i`` is node
-    ``capacity + i`` (``size`` rounded up to a power of two, so all leaves share one
-    level). Each inner node holds the sum of its children, so the root is the total
-    and the leaf at a prefix sum is one O(log N) walk down. ``update`` and ``find``
-    treat a whole batch one level at a time."""
-
-    def __init__(self, size):
-        self.capacity = 1 << int(np.ceil(np.log2(max(size, 1))))
-        self.tree = np.zeros(2 * self.capacity, dtype=np.float64)
-
-    def total(self):
-        """Sum of all leaves (the root)."""
-        return self.tree[1]
-
-    def get(self, idxs):
-        """Values of leaves ``idxs``."""
-        return self.tree[np.asarray(idxs) + self.capacity]
-
-    def update(self, idxs, priorities):
-        """Set leaves ``idxs`` to ``priorities``; refresh their ancestors."""
-        nodes = np.atleast_1d(np.asarray(idxs)) + self.capacity
-        self.tree[nodes] = priorities
-        parents = np.unique(nodes // 2)
-        while parents[0] >= 1:   # a batch's nodes always share one level
-            self.tree[parents] = self.tree[2 * parents] + self.tree[2 * parents + 1]
-            parents = np.unique(parents // 2)
-
-    def find(self, u):
-        """Leaf index ``i`` with ``sum_{j<i} p_j <= u < sum_{j<=i} p_j``, for each
-        ``u`` in ``[0, total)``: go left when ``u`` is below the left child's sum,
-        else subtract that sum and go right."""
-        u = np.array(u, dtype=np.float64)
-        nodes = np.ones(len(u), dtype=np.int64)
-        while nodes[0] < self.capacity:
-            left_sum = self.tree[2 * nodes]
-            right = u >= left_sum
-            u -= left_sum * right
-            nodes = 2 * nodes + right
-        return nodes - self.capacity
-
-
 class ReplayBuffer:
     """First-in first-out store of one-step transitions; n-step returns are formed
     when a batch is read (``get``), so one buffer serves every ``n_step``.
@@ -195,7 +152,7 @@ class PrioritizedReplayBuffer(ReplayBuffer):
 
     def __init__(self, obs_dim, size, gamma=0.99, n_step=1, alpha=0.6, eps=1e-6):
         super().__init__(obs_dim, size, gamma, n_step)
-        self.tree = SumTree(size)
+        self.tree = core.SumTree(size)
         self.alpha = alpha
         self.eps = eps
         self.max_priority = 1.0
@@ -524,11 +481,8 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
 
             if (t + 1) % steps_per_epoch == 0:
                 epoch = (t + 1) // steps_per_epoch
-                # The latest Q-network is always on disk: model.pt is replaced
-                # (atomically) every epoch; every save_freq epochs a numbered copy.
-                logger.save_state({"env": env}, itr=None)
-                if epoch % save_freq == 0:
-                    logger.save_state({"env": env}, itr=epoch)
+                # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
+                logger.save_epoch_state({"env": env}, epoch, save_freq)
                 run_test_episodes()
 
                 logger.log_tabular("Epoch", epoch)

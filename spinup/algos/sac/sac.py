@@ -442,11 +442,8 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
             if (t + 1) % steps_per_epoch == 0:
                 epoch = (t + 1) // steps_per_epoch
-                # The latest policy is always on disk: model.pt is replaced
-                # (atomically) every epoch; every save_freq epochs a numbered copy.
-                logger.save_state({"env": env}, itr=None)
-                if epoch % save_freq == 0:
-                    logger.save_state({"env": env}, itr=epoch)
+                # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
+                logger.save_epoch_state({"env": env}, epoch, save_freq)
                 run_test_episodes()
 
                 logger.log_tabular("Epoch", epoch)

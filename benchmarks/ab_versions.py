@@ -1,0 +1,76 @@
+"""Is a change faster or slower? Time SAC or TD3 of two versions of spinup in
+alternating pairs of processes.
+
+One run on a virtual machine can be 40 % slower than the next with the same code, so
+two versions are compared in many alternating pairs (each run its own process, with a
+warm-up that includes updates) and judged by their medians. ``REV`` is any git revision
+of this repository; it is unpacked with ``git archive`` into a temporary directory and
+put first on ``PYTHONPATH`` for its half of the runs. Usage::
+
+    python benchmarks/ab_versions.py 81102e7 [--algo sac] [--pairs 8] [--steps 3000]
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Runs in the child process: warm-up (100 random steps, 100 with updates), then one
+# timed run of the Pendulum configuration of offpolicy_speed.py; prints CPU seconds.
+CHILD = """
+import sys, tempfile, time
+import gymnasium as gym, torch
+torch.set_num_threads(1)
+from importlib import import_module
+algo = getattr(import_module(f"spinup.algos.{sys.argv[1]}.{sys.argv[1]}"), sys.argv[1])
+def run(steps, start):
+    out = tempfile.mkdtemp(prefix="spinup_ab_")
+    algo(lambda: gym.make("Pendulum-v1"), ac_kwargs=dict(hidden_sizes=(256, 256)),
+         steps_per_epoch=steps, epochs=1, batch_size=100, start_steps=start,
+         update_after=start, update_every=50, num_test_episodes=0,
+         logger_kwargs=dict(output_dir=out))
+run(200, 100)
+t = time.process_time()
+run(int(sys.argv[2]), 1000)
+print(time.process_time() - t)
+"""
+
+
+def timed_run(algo, steps, pythonpath):
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
+    out = subprocess.run([sys.executable, "-c", CHILD, algo, str(steps)], env=env, check=True,
+                         capture_output=True, text=True, cwd=tempfile.gettempdir())
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("rev", help="git revision to compare the working tree with")
+    parser.add_argument("--algo", default="sac", choices=["sac", "td3", "ddpg"])
+    parser.add_argument("--pairs", type=int, default=8)
+    parser.add_argument("--steps", type=int, default=3000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="spinup_rev_") as old_tree:
+        archive = subprocess.run(["git", "-C", ROOT, "archive", args.rev, "spinup"],
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", old_tree], input=archive, check=True)
+        times = {"working tree": [], args.rev: []}
+        for i in range(args.pairs):
+            times["working tree"].append(timed_run(args.algo, args.steps, ROOT))
+            times[args.rev].append(timed_run(args.algo, args.steps, old_tree))
+            print(f"pair {i + 1}: working tree {times['working tree'][-1]:.2f} s, "
+                  f"{args.rev} {times[args.rev][-1]:.2f} s", flush=True)
+    for name, ts in times.items():
+        print(f"{name:>14s}: median {statistics.median(ts):.2f} s, fastest {min(ts):.2f} s "
+              f"(CPU seconds for {args.steps} steps, {args.algo})")
+    faster = sum(a < b for a, b in zip(times["working tree"], times[args.rev]))
+    print(f"working tree faster in {faster} of {args.pairs} pairs")
+
+
+if __name__ == "__main__":
+    main()
