@@ -232,14 +232,16 @@ def test_cli_kill_then_resume(tmp_path):
     assert list(table(str(run_dir))["Epoch"]) == list(range(epochs_before + 2))
 
 
-def test_kill_9_of_the_launcher_stops_the_run_and_a_live_run_is_never_shared(tmp_path):
+@pytest.mark.parametrize("cpu", [1, 2])
+def test_kill_9_of_the_launcher_stops_the_run_and_a_live_run_is_never_shared(tmp_path, cpu):
     """``kill -9`` of the CLI alone (no handler can forward it) must not leave the
-    experiment training as an orphan; and while a run is alive, no second process
-    may resume or overwrite its directory (both would write the same table)."""
+    experiment training as an orphan (with ``--cpu 2``: nor ``mpiexec`` and its ranks);
+    and while a run is alive, no second process may resume or overwrite its
+    directory (both would write the same table)."""
     from spinup.utils.logx import LOCK_NAME, RunInProgressError, check_run_dir_free
     run_dir = tmp_path / "o" / "o_s0"
     proc = subprocess.Popen([sys.executable, "-m", "spinup.run", *CLI_PPO, "--epochs", "2000",
-                             "--data_dir", str(tmp_path), "--exp_name", "o"],
+                             "--cpu", str(cpu), "--data_dir", str(tmp_path), "--exp_name", "o"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             env=dict(os.environ, OMP_NUM_THREADS="1"))
     try:

@@ -127,6 +127,30 @@ def _is_open_mpi(mpiexec):
     return "Open MPI" in banner or "OpenRTE" in banner
 
 
+def die_with_parent():
+    """A ``preexec_fn`` for ``subprocess``: the new process gets SIGTERM when the
+    process that started it dies, however it dies.
+
+    A launcher forwards the signals it can catch, but not ``kill -9``; without this
+    an experiment (or an ``mpiexec`` and its ranks) would train on as an orphan and
+    write to a directory that the user believes free. Linux only
+    (``prctl(PR_SET_PDEATHSIG, SIGTERM)``); elsewhere it returns ``None``, which
+    ``subprocess`` takes as no ``preexec_fn``.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    launcher = os.getpid()
+
+    def in_child():
+        import ctypes
+        import signal
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+        if os.getppid() != launcher:   # the launcher died before prctl took effect
+            os.kill(os.getpid(), signal.SIGTERM)
+    return in_child
+
+
 def mpi_fork(n, oversubscribe=False):
     """Turn the current program into an ``n``-process MPI job.
 
@@ -160,7 +184,7 @@ def mpi_fork(n, oversubscribe=False):
     extra = ["--oversubscribe"] if oversubscribe and _is_open_mpi(mpiexec) else []
     env = dict(os.environ, MKL_NUM_THREADS="1", OMP_NUM_THREADS="1", IN_MPI="1")
     sys.exit(subprocess.call([mpiexec, *extra, "-n", str(n), sys.executable, *sys.argv],
-                             env=env))
+                             env=env, preexec_fn=die_with_parent()))
 
 
 def proc_id():

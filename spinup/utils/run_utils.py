@@ -225,24 +225,6 @@ def _wait(proc, exp_name, output_dir):
             signal.signal(signal.SIGTERM, previous)
 
 
-def _die_with_parent_linux():
-    """Make the new experiment process end when the process that launched it dies.
-
-    ``_wait`` forwards a catchable signal, but ``kill -9`` of the launcher cannot
-    be caught; without this the experiment trains on as an orphan. Linux only
-    (``prctl(PR_SET_PDEATHSIG, SIGTERM)``); elsewhere ``None`` is passed to Popen.
-    """
-    launcher = os.getpid()
-
-    def in_child():
-        import ctypes
-        pr_set_pdeathsig = 1
-        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
-        if os.getppid() != launcher:   # the launcher died before prctl took effect
-            os.kill(os.getpid(), signal.SIGTERM)
-    return in_child if sys.platform.startswith("linux") else None
-
-
 def _print_next_steps(output_dir):
     """Tell the user how to plot the finished run and watch its agent."""
     rule = "=" * DIV_LINE_WIDTH
@@ -317,10 +299,11 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
         mpi_fork(num_cpu, oversubscribe)
         thunk(**kwargs)
 
+    from spinup.utils.mpi_tools import die_with_parent
     entrypoint = osp.join(osp.dirname(osp.abspath(__file__)), "run_entrypoint.py")
     proc = subprocess.Popen([sys.executable or "python", entrypoint,
                              _encode_call(run_in_subprocess)], env=os.environ,
-                            preexec_fn=_die_with_parent_linux())
+                            preexec_fn=die_with_parent())
     returncode = _wait(proc, exp_name, output_dir)
     if returncode != 0:
         raise ExperimentError(exp_name, returncode)
