@@ -16,11 +16,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 
-def main():
-    parser = argparse.ArgumentParser()
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     parser.add_argument("out_dir")
     parser.add_argument("--img", default=None, help="directory for a2c_a3c_<exp>.png")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     rows = []
     for exp_dir in sorted(glob.glob(os.path.join(args.out_dir, "*"))):
         runs = sorted(glob.glob(os.path.join(exp_dir, "*", "progress.txt")))
@@ -48,5 +48,5 @@ def main():
     print(pd.DataFrame(rows).to_string(index=False))
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # command line only; main(argv) from Python
     main()

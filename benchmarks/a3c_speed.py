@@ -19,13 +19,13 @@ def make_env():
     return gym.make("CartPole-v1")
 
 
-def main():
-    parser = argparse.ArgumentParser()
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     parser.add_argument("--steps", type=int, default=10000)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--env", default="CartPole-v1")
     parser.add_argument("--out", default="/tmp/a3c_speed")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     rows = []
     for n in args.workers:
         out = os.path.join(args.out, f"w{n}")
@@ -42,5 +42,5 @@ def main():
     print(pd.DataFrame(rows).to_string(index=False))
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # command line only; main(argv) from Python
     main()

@@ -43,11 +43,11 @@ def run_sb3(steps, seed):
     return steps / (time.perf_counter() - t)
 
 
-def main():
-    parser = argparse.ArgumentParser()
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     parser.add_argument("--steps", type=int, default=20000)
     parser.add_argument("--repeats", type=int, default=2)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     try:
         import stable_baselines3  # noqa: F401
         has_sb3 = True
@@ -70,5 +70,5 @@ def main():
               f"mean {np.mean(ratios):.2f}")
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # command line only; main(argv) from Python
     main()

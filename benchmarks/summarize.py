@@ -11,11 +11,11 @@ import os
 import pandas as pd
 
 
-def main():
-    parser = argparse.ArgumentParser()
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     parser.add_argument("data_dir")
     parser.add_argument("--at", type=int, nargs="*", default=[])
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     rows = []
     for root, _, files in sorted(os.walk(args.data_dir)):
         if "progress.txt" not in files:
@@ -35,5 +35,5 @@ def main():
     print(pd.DataFrame(rows).to_string(index=False))
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # command line only; main(argv) from Python
     main()
