@@ -41,6 +41,7 @@ Pseudocode (docs/algorithms/ddpg.rst)::
 The code below marks where each step happens with ``[DDPG line N]``.
 """
 import time
+from contextlib import closing
 from copy import deepcopy
 
 import numpy as np
@@ -215,20 +216,6 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     logger = EpochLogger(**logger_kwargs)
     logger.save_config(config)
 
-    # Small networks and batches of 100 run fastest on one thread; torch_threads puts
-    # the caller's setting back when training ends or fails.
-    with torch_threads(1):
-        try:
-            return _train(env, test_env, logger, config)
-        finally:
-            env.close()
-            test_env.close()
-
-
-def _train(env, test_env, logger, cfg):
-    """Body of :func:`ddpg` after the checks: ``cfg`` holds its arguments."""
-    seed, gamma, polyak, act_noise = cfg["seed"], cfg["gamma"], cfg["polyak"], cfg["act_noise"]
-    max_ep_len = cfg["max_ep_len"]
     torch.manual_seed(seed)
     np.random.seed(seed)
 
@@ -242,21 +229,21 @@ def _train(env, test_env, logger, cfg):
     act_bias = ((high64 + low64) / 2).astype(np.float32)
 
     # [DDPG line 1] actor-critic and an empty replay buffer
-    ac = cfg["actor_critic"](env.observation_space, act_space, **cfg["ac_kwargs"])
+    ac = actor_critic(env.observation_space, act_space, **ac_kwargs)
     replay_buffer = ReplayBuffer(obs_dim=env.observation_space.shape, act_dim=act_dim,
-                                 size=cfg["replay_size"])
+                                 size=replay_size)
     # [DDPG line 2] targets start as copies; only polyak_update changes them
     ac_targ = deepcopy(ac)
     ac_targ.requires_grad_(False)
 
     # A list, not a generator: it is walked twice per update to freeze and thaw Q.
     q_params = list(ac.q.parameters())
-    pi_optimizer = Adam(ac.pi.parameters(), lr=cfg["pi_lr"])
-    q_optimizer = Adam(q_params, lr=cfg["q_lr"])
-    logger.setup_pytorch_saver(ac, ac_kwargs=cfg["ac_kwargs"])
+    pi_optimizer = Adam(ac.pi.parameters(), lr=pi_lr)
+    q_optimizer = Adam(q_params, lr=q_lr)
+    logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
 
     # ---- Checkpoint (written after each epoch's row; resume=True reads it) ----
-    run_dir = logger.output_dir or cfg["logger_kwargs"].get("output_dir")
+    run_dir = logger.output_dir or logger_kwargs.get("output_dir")
     nets_and_optimizers = dict(ac=ac, ac_targ=ac_targ, pi_optimizer=pi_optimizer,
                                q_optimizer=q_optimizer)
 
@@ -339,7 +326,7 @@ def _train(env, test_env, logger, cfg):
         return np.minimum(np.maximum(act_bias + act_scale * a, low), high)
 
     def run_test_episodes():
-        for _ in range(cfg["num_test_episodes"]):
+        for _ in range(num_test_episodes):
             obs, _ = test_env.reset()
             ep_ret, ep_len, over = 0.0, 0, False
             while not over:
@@ -351,9 +338,6 @@ def _train(env, test_env, logger, cfg):
             logger.store(TestEpRet=ep_ret, TestEpLen=ep_len)
 
     # ---- Main loop ----
-    steps_per_epoch, epochs = cfg["steps_per_epoch"], cfg["epochs"]
-    start_steps, update_after = cfg["start_steps"], cfg["update_after"]
-    update_every, batch_size = cfg["update_every"], cfg["batch_size"]
     start_time = time.time()
     obs, _ = env.reset(seed=seed)
     env.action_space.seed(seed)
@@ -362,48 +346,52 @@ def _train(env, test_env, logger, cfg):
     ep_ret, ep_len = 0.0, 0
 
     done = restore(load_checkpoint(run_dir)) if logger.resuming else 0
-    for epoch in range(done + 1, epochs + 1):            # [DDPG line 3]
-        for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
-            # [DDPG line 4] uniform actions first, then the noisy policy
-            if t < start_steps:
-                a = np.random.uniform(-1.0, 1.0, size=act_dim).astype(np.float32)
-            else:
-                a = policy_action(obs, explore=True)
-            # [DDPG lines 5-6]
-            next_obs, rew, terminated, truncated, _ = env.step(to_env(a))
-            ep_ret += rew
-            ep_len += 1
-            # [DDPG line 7] d = terminated: cut-off episodes still bootstrap
-            replay_buffer.store(obs, a, rew, next_obs, float(terminated))
-            obs = next_obs
+    # Small networks and batches of 100 run fastest on one thread; torch_threads
+    # puts the caller's setting back, and the environments are closed, when
+    # training ends or fails.
+    with torch_threads(1), closing(env), closing(test_env):
+        for epoch in range(done + 1, epochs + 1):            # [DDPG line 3]
+            for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
+                # [DDPG line 4] uniform actions first, then the noisy policy
+                if t < start_steps:
+                    a = np.random.uniform(-1.0, 1.0, size=act_dim).astype(np.float32)
+                else:
+                    a = policy_action(obs, explore=True)
+                # [DDPG lines 5-6]
+                next_obs, rew, terminated, truncated, _ = env.step(to_env(a))
+                ep_ret += rew
+                ep_len += 1
+                # [DDPG line 7] d = terminated: cut-off episodes still bootstrap
+                replay_buffer.store(obs, a, rew, next_obs, float(terminated))
+                obs = next_obs
 
-            # [DDPG line 8]
-            if terminated or truncated or ep_len == max_ep_len:
-                logger.store(EpRet=ep_ret, EpLen=ep_len)
-                obs, _ = env.reset()
-                ep_ret, ep_len = 0.0, 0
+                # [DDPG line 8]
+                if terminated or truncated or ep_len == max_ep_len:
+                    logger.store(EpRet=ep_ret, EpLen=ep_len)
+                    obs, _ = env.reset()
+                    ep_ret, ep_len = 0.0, 0
 
-            # [DDPG lines 9-11] update_every gradient steps every update_every env steps
-            if t >= update_after and t % update_every == 0:
-                for _ in range(update_every):
-                    update(replay_buffer.sample_batch(batch_size))
+                # [DDPG lines 9-11] update_every gradient steps every update_every env steps
+                if t >= update_after and t % update_every == 0:
+                    for _ in range(update_every):
+                        update(replay_buffer.sample_batch(batch_size))
 
-        # ---- End of epoch: save, test, log ----
-        # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
-        logger.save_epoch_state({"env": env}, epoch, cfg["save_freq"])
-        run_test_episodes()
-        logger.log_tabular("Epoch", epoch)
-        logger.log_tabular("EpRet", with_min_and_max=True)
-        logger.log_tabular("TestEpRet", with_min_and_max=True)
-        logger.log_tabular("EpLen", average_only=True)
-        logger.log_tabular("TestEpLen", average_only=True)
-        logger.log_tabular("TotalEnvInteracts", epoch * steps_per_epoch)
-        logger.log_tabular("QVals", with_min_and_max=True)
-        logger.log_tabular("LossPi", average_only=True)
-        logger.log_tabular("LossQ", average_only=True)
-        logger.log_tabular("Time", time.time() - start_time)
-        logger.dump_tabular()
-        if run_dir is not None:
-            save_checkpoint(run_dir, checkpoint_state(epoch))
+            # ---- End of epoch: save, test, log ----
+            # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
+            logger.save_epoch_state({"env": env}, epoch, save_freq)
+            run_test_episodes()
+            logger.log_tabular("Epoch", epoch)
+            logger.log_tabular("EpRet", with_min_and_max=True)
+            logger.log_tabular("TestEpRet", with_min_and_max=True)
+            logger.log_tabular("EpLen", average_only=True)
+            logger.log_tabular("TestEpLen", average_only=True)
+            logger.log_tabular("TotalEnvInteracts", epoch * steps_per_epoch)
+            logger.log_tabular("QVals", with_min_and_max=True)
+            logger.log_tabular("LossPi", average_only=True)
+            logger.log_tabular("LossQ", average_only=True)
+            logger.log_tabular("Time", time.time() - start_time)
+            logger.dump_tabular()
+            if run_dir is not None:
+                save_checkpoint(run_dir, checkpoint_state(epoch))
     return ac
 

@@ -45,6 +45,7 @@ Pseudocode (docs/algorithms/dqn.rst)::
 Lines of code that carry out a step of this pseudocode are tagged ``[DQN line N]``.
 """
 import time
+from contextlib import closing
 from copy import deepcopy
 
 import numpy as np
@@ -379,7 +380,7 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
         return state["epoch"]
 
     # ---- Losses ----
-    def loss_q(data):
+    def compute_loss_q(data):
         """[DQN line 11] ``mean_i w_i l(Q(s_i, a_i) - y_i)``, ``l`` Huber or square,
         ``w_i = 1`` without prioritized replay (Eq. 2 in Methods of Mnih et al. 2015;
         weights: Algorithm 1 of arXiv:1511.05952). Also returns ``Q(s_i, a_i)`` and
@@ -409,7 +410,7 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
         if anneal_lr:
             optimizer.param_groups[0]["lr"] = lr * (1.0 - t / total_steps)
         optimizer.zero_grad()
-        loss, q, td_error = loss_q(data)
+        loss, q, td_error = compute_loss_q(data)
         loss.backward()
         if max_grad_norm is not None:
             torch.nn.utils.clip_grad_norm_(q_net.parameters(), max_grad_norm)
@@ -448,58 +449,58 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
     test_env.reset(seed=seed + 1)
     test_env.action_space.seed(seed + 1)
     ep_ret, ep_len = 0.0, 0
-    first_epoch = restore(load_checkpoint(run_dir)) if logger.resuming else 0
+
+    done = restore(load_checkpoint(run_dir)) if logger.resuming else 0
     # Small networks, batches of 64: one thread is fastest (2000 steps took 15 s with
-    # one, 286 s with two, on a busy 2-core machine) and reproducible.
-    with torch_threads(1):
-        for t in range(steps_per_epoch * first_epoch, total_steps):   # [DQN line 3]
-            # [DQN line 4] only uniform actions during the first start_steps steps
-            eps = linear_epsilon(t, eps_start, eps_end, eps_decay_steps)
-            a = epsilon_greedy(o, eps, env.action_space, uniform=t < start_steps)
+    # one, 286 s with two, on a busy 2-core machine) and reproducible. torch_threads
+    # puts the caller's setting back, and the environments are closed, when training
+    # ends or fails.
+    with torch_threads(1), closing(env), closing(test_env):
+        for epoch in range(done + 1, epochs + 1):                      # [DQN line 3]
+            for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
+                # [DQN line 4] only uniform actions during the first start_steps steps
+                eps = linear_epsilon(t, eps_start, eps_end, eps_decay_steps)
+                a = epsilon_greedy(o, eps, env.action_space, uniform=t < start_steps)
 
-            # [DQN line 5]
-            o2, r, terminated, truncated, _ = env.step(a)
-            ep_ret += r
-            ep_len += 1
-            episode_over = terminated or truncated or ep_len == max_ep_len
+                # [DQN line 5]
+                o2, r, terminated, truncated, _ = env.step(a)
+                ep_ret += r
+                ep_len += 1
+                episode_over = terminated or truncated or ep_len == max_ep_len
 
-            # [DQN line 6] d = terminated; `end` also marks truncations and cuts
-            replay.store(o, a, r, o2, terminated, episode_over)
-            o = o2
-            if episode_over:
-                logger.store(EpRet=ep_ret, EpLen=ep_len)
-                o, _ = env.reset()
-                ep_ret, ep_len = 0.0, 0
+                # [DQN line 6] d = terminated; `end` also marks truncations and cuts
+                replay.store(o, a, r, o2, terminated, episode_over)
+                o = o2
+                if episode_over:
+                    logger.store(EpRet=ep_ret, EpLen=ep_len)
+                    o, _ = env.reset()
+                    ep_ret, ep_len = 0.0, 0
 
-            # [DQN line 7]
-            if t >= update_after and t % update_every == 0:
-                update(t)
+                # [DQN line 7]
+                if t >= update_after and t % update_every == 0:
+                    update(t)
 
-            # [DQN line 13], hard form: a copy is a polyak step with polyak = 0
-            if polyak is None and (t + 1) % target_update_every == 0:
-                polyak_update(q_net, q_targ, 0.0)
+                # [DQN line 13], hard form: a copy is a polyak step with polyak = 0
+                if polyak is None and (t + 1) % target_update_every == 0:
+                    polyak_update(q_net, q_targ, 0.0)
 
-            if (t + 1) % steps_per_epoch == 0:
-                epoch = (t + 1) // steps_per_epoch
-                # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
-                logger.save_epoch_state({"env": env}, epoch, save_freq)
-                run_test_episodes()
-
-                logger.log_tabular("Epoch", epoch)
-                logger.log_tabular("EpRet", with_min_and_max=True)
-                logger.log_tabular("TestEpRet", with_min_and_max=True)
-                logger.log_tabular("EpLen", average_only=True)
-                logger.log_tabular("TestEpLen", average_only=True)
-                logger.log_tabular("TotalEnvInteracts", t + 1)
-                logger.log_tabular("QVals", with_min_and_max=True)
-                logger.log_tabular("LossQ", average_only=True)
-                logger.log_tabular("Epsilon", eps)
-                logger.log_tabular("LR", optimizer.param_groups[0]["lr"])
-                logger.log_tabular("Time", time.time() - start_time)
-                logger.dump_tabular()
-                if run_dir is not None:
-                    save_checkpoint(run_dir, checkpoint_state(epoch))
-    env.close()
-    test_env.close()
+            # ---- End of epoch: save, test, log ----
+            # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
+            logger.save_epoch_state({"env": env}, epoch, save_freq)
+            run_test_episodes()
+            logger.log_tabular("Epoch", epoch)
+            logger.log_tabular("EpRet", with_min_and_max=True)
+            logger.log_tabular("TestEpRet", with_min_and_max=True)
+            logger.log_tabular("EpLen", average_only=True)
+            logger.log_tabular("TestEpLen", average_only=True)
+            logger.log_tabular("TotalEnvInteracts", epoch * steps_per_epoch)
+            logger.log_tabular("QVals", with_min_and_max=True)
+            logger.log_tabular("LossQ", average_only=True)
+            logger.log_tabular("Epsilon", eps)
+            logger.log_tabular("LR", optimizer.param_groups[0]["lr"])
+            logger.log_tabular("Time", time.time() - start_time)
+            logger.dump_tabular()
+            if run_dir is not None:
+                save_checkpoint(run_dir, checkpoint_state(epoch))
     return q_net
 

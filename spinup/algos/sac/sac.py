@@ -49,6 +49,7 @@ Pseudocode (docs/algorithms/sac.rst)::
 Lines of code that carry out a step of this pseudocode are tagged ``[SAC line N]``.
 """
 import time
+from contextlib import closing
 from copy import deepcopy
 
 import numpy as np
@@ -313,7 +314,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         return state["epoch"]
 
     # ---- Losses ----
-    def loss_q(data):
+    def compute_loss_q(data):
         """[SAC lines 12-13] Squared error of both Q-functions against the target
         ``y = r + gamma (1 - d) (min_j Q_targ,j(s', a') - alpha log pi(a'|s'))`` with
         ``a' ~ pi(.|s')`` sampled now (Eq. 3 and 5 of arXiv:1812.05905, without the
@@ -329,7 +330,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         loss = ((q1 - y) ** 2).mean() + ((q2 - y) ** 2).mean()
         return loss, dict(Q1Vals=q1.detach().numpy(), Q2Vals=q2.detach().numpy())
 
-    def loss_pi(data):
+    def compute_loss_pi(data):
         """[SAC line 14] ``mean(alpha log pi(a|s) - min_j Q_j(s, a))`` over the batch,
         ``a`` a reparameterised sample (Eq. 7 of arXiv:1812.05905; Eq. 12 of
         arXiv:1801.01290). Also returns ``log pi``, detached, for the temperature."""
@@ -338,7 +339,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         q_min = torch.min(ac.q1(obs, act), ac.q2(obs, act))
         return (alpha * logp - q_min).mean(), logp.detach()
 
-    def loss_alpha(logp):
+    def compute_loss_alpha(logp):
         """[SAC line 14, alpha='auto'] ``J(alpha) = mean(-alpha (log pi + H_target))``
         as a function of ``log alpha`` (Eq. 18 of arXiv:1812.05905): alpha grows
         while the entropy ``-log pi`` is below the target and shrinks above it."""
@@ -350,7 +351,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         nonlocal alpha
         # [SAC line 13]
         q_optimizer.zero_grad()
-        loss, q_info = loss_q(data)
+        loss, q_info = compute_loss_q(data)
         loss.backward()
         q_optimizer.step()
         logger.store(LossQ=loss.item(), **q_info)
@@ -360,7 +361,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         for p in q_params:
             p.requires_grad = False
         pi_optimizer.zero_grad()
-        loss, logp = loss_pi(data)
+        loss, logp = compute_loss_pi(data)
         loss.backward()
         pi_optimizer.step()
         for p in q_params:
@@ -369,7 +370,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
         if learn_alpha:
             alpha_optimizer.zero_grad()
-            loss_alpha(logp).backward()
+            compute_loss_alpha(logp).backward()
             alpha_optimizer.step()
             alpha = log_alpha.exp().item()
 
@@ -387,7 +388,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             a, _ = ac.pi(torch.as_tensor(o, dtype=torch.float32), deterministic, False)
         return a.numpy()
 
-    def to_env_units(a):
+    def to_env(a):
         """``[-1, 1]^act_dim`` -> ``[low, high]``: the map of ``ac.act``, then a clip
         (np.minimum/np.maximum: np.clip's result at a fraction of its overhead)."""
         return np.minimum(np.maximum(act_bias + act_scale * a, low), high)
@@ -398,7 +399,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             ep_ret, ep_len, ended = 0.0, 0, False
             while not ended:
                 a = policy_action(o, deterministic=True)
-                o, r, terminated, truncated, _ = test_env.step(to_env_units(a))
+                o, r, terminated, truncated, _ = test_env.step(to_env(a))
                 ep_ret += r
                 ep_len += 1
                 ended = terminated or truncated or ep_len == max_ep_len
@@ -411,58 +412,58 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     test_env.reset(seed=seed + 1)
     test_env.action_space.seed(seed + 1)
     ep_ret, ep_len = 0.0, 0
-    first_epoch = restore(load_checkpoint(run_dir)) if logger.resuming else 0
+
+    done = restore(load_checkpoint(run_dir)) if logger.resuming else 0
     # Batches of ~100 through small MLPs: one thread is fastest (extra threads cost
     # more in synchronisation than they save) and keeps a seed's numbers reproducible.
-    with torch_threads(1):
-        for t in range(steps_per_epoch * first_epoch, steps_per_epoch * epochs):  # [SAC line 3]
-            # [SAC line 4] uniform over the box while t < start_steps, then the policy
-            if t < start_steps:
-                a = np.random.uniform(-1.0, 1.0, size=act_dim).astype(np.float32)
-            else:
-                a = policy_action(o)
+    # torch_threads puts the caller's setting back, and the environments are closed,
+    # when training ends or fails.
+    with torch_threads(1), closing(env), closing(test_env):
+        for epoch in range(done + 1, epochs + 1):                      # [SAC line 3]
+            for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
+                # [SAC line 4] uniform over the box while t < start_steps, then the policy
+                if t < start_steps:
+                    a = np.random.uniform(-1.0, 1.0, size=act_dim).astype(np.float32)
+                else:
+                    a = policy_action(o)
 
-            # [SAC lines 5-7] only `terminated` is stored as d = 1
-            o2, r, terminated, truncated, _ = env.step(to_env_units(a))
-            ep_ret += r
-            ep_len += 1
-            replay_buffer.store(o, a, r, o2, float(terminated))
-            o = o2
+                # [SAC lines 5-7] only `terminated` is stored as d = 1
+                o2, r, terminated, truncated, _ = env.step(to_env(a))
+                ep_ret += r
+                ep_len += 1
+                replay_buffer.store(o, a, r, o2, float(terminated))
+                o = o2
 
-            # [SAC line 8]
-            if terminated or truncated or ep_len == max_ep_len:
-                logger.store(EpRet=ep_ret, EpLen=ep_len)
-                o, _ = env.reset()
-                ep_ret, ep_len = 0.0, 0
+                # [SAC line 8]
+                if terminated or truncated or ep_len == max_ep_len:
+                    logger.store(EpRet=ep_ret, EpLen=ep_len)
+                    o, _ = env.reset()
+                    ep_ret, ep_len = 0.0, 0
 
-            # [SAC lines 9-11] every update_every steps, as many updates as steps
-            if t >= update_after and t % update_every == 0:
-                for _ in range(update_every):
-                    update(replay_buffer.sample_batch(batch_size))
+                # [SAC lines 9-11] every update_every steps, as many updates as steps
+                if t >= update_after and t % update_every == 0:
+                    for _ in range(update_every):
+                        update(replay_buffer.sample_batch(batch_size))
 
-            if (t + 1) % steps_per_epoch == 0:
-                epoch = (t + 1) // steps_per_epoch
-                # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
-                logger.save_epoch_state({"env": env}, epoch, save_freq)
-                run_test_episodes()
-
-                logger.log_tabular("Epoch", epoch)
-                logger.log_tabular("EpRet", with_min_and_max=True)
-                logger.log_tabular("TestEpRet", with_min_and_max=True)
-                logger.log_tabular("EpLen", average_only=True)
-                logger.log_tabular("TestEpLen", average_only=True)
-                logger.log_tabular("TotalEnvInteracts", t + 1)
-                logger.log_tabular("Q1Vals", with_min_and_max=True)
-                logger.log_tabular("Q2Vals", with_min_and_max=True)
-                logger.log_tabular("LogPi", with_min_and_max=True)
-                logger.log_tabular("LossPi", average_only=True)
-                logger.log_tabular("LossQ", average_only=True)
-                logger.log_tabular("Alpha", alpha)
-                logger.log_tabular("Time", time.time() - start_time)
-                logger.dump_tabular()
-                if run_dir is not None:
-                    save_checkpoint(run_dir, checkpoint_state(epoch))
-    env.close()
-    test_env.close()
+            # ---- End of epoch: save, test, log ----
+            # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
+            logger.save_epoch_state({"env": env}, epoch, save_freq)
+            run_test_episodes()
+            logger.log_tabular("Epoch", epoch)
+            logger.log_tabular("EpRet", with_min_and_max=True)
+            logger.log_tabular("TestEpRet", with_min_and_max=True)
+            logger.log_tabular("EpLen", average_only=True)
+            logger.log_tabular("TestEpLen", average_only=True)
+            logger.log_tabular("TotalEnvInteracts", epoch * steps_per_epoch)
+            logger.log_tabular("Q1Vals", with_min_and_max=True)
+            logger.log_tabular("Q2Vals", with_min_and_max=True)
+            logger.log_tabular("LogPi", with_min_and_max=True)
+            logger.log_tabular("LossPi", average_only=True)
+            logger.log_tabular("LossQ", average_only=True)
+            logger.log_tabular("Alpha", alpha)
+            logger.log_tabular("Time", time.time() - start_time)
+            logger.dump_tabular()
+            if run_dir is not None:
+                save_checkpoint(run_dir, checkpoint_state(epoch))
     return ac
 
