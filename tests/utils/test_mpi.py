@@ -116,7 +116,7 @@ def test_oversubscribe_flag_only_for_open_mpi(monkeypatch, banner, passes_flag):
     monkeypatch.setattr(mpi_tools.subprocess, "run",
                         lambda *a, **k: subprocess.CompletedProcess(a, 0, banner, ""))
     calls = []
-    monkeypatch.setattr(mpi_tools.subprocess, "call", lambda cmd, env: calls.append(cmd) or 0)
+    monkeypatch.setattr(mpi_tools.subprocess, "call", lambda cmd, **kw: calls.append(cmd) or 0)
     with pytest.raises(SystemExit):
         mpi_tools.mpi_fork(3, oversubscribe=True)
     assert ("--oversubscribe" in calls[0]) == passes_flag and calls[0][-len(sys.argv):] == sys.argv
