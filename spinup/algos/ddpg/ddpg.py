@@ -345,12 +345,12 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     test_env.action_space.seed(seed + 1)
     ep_ret, ep_len = 0.0, 0
 
-    done = restore(load_checkpoint(run_dir)) if logger.resuming else 0
+    epochs_done = restore(load_checkpoint(run_dir)) if logger.resuming else 0
     # Small networks and batches of 100 run fastest on one thread; torch_threads
     # puts the caller's setting back, and the environments are closed, when
     # training ends or fails.
     with torch_threads(1), closing(env), closing(test_env):
-        for epoch in range(done + 1, epochs + 1):            # [DDPG line 3]
+        for epoch in range(epochs_done + 1, epochs + 1):  # [DDPG line 3]
             for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
                 # [DDPG line 4] uniform actions first, then the noisy policy
                 if t < start_steps:

@@ -373,12 +373,12 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     ep_ret, ep_len = 0.0, 0
     q_updates = 0   # Q steps so far, over all update phases: the j of [TD3 line 15]
 
-    done = restore(load_checkpoint(run_dir)) if logger.resuming else 0
+    epochs_done = restore(load_checkpoint(run_dir)) if logger.resuming else 0
     # Small networks and batches of 100 run fastest on one thread; torch_threads
     # puts the caller's setting back, and the environments are closed, when
     # training ends or fails.
     with torch_threads(1), closing(env), closing(test_env):
-        for epoch in range(done + 1, epochs + 1):            # [TD3 line 3]
+        for epoch in range(epochs_done + 1, epochs + 1):  # [TD3 line 3]
             for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
                 # [TD3 line 4] uniform actions first, then the noisy policy
                 if t < start_steps:
