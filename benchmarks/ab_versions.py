@@ -55,9 +55,13 @@ def main():
     parser.add_argument("--pairs", type=int, default=8)
     parser.add_argument("--steps", type=int, default=3000)
     args = parser.parse_args()
+    archived = subprocess.run(["git", "-C", ROOT, "archive", args.rev, "spinup"],
+                              capture_output=True)
+    if archived.returncode != 0:
+        sys.exit(f"ab_versions: cannot unpack revision {args.rev!r}: "
+                 f"{archived.stderr.decode().strip()}")
     with tempfile.TemporaryDirectory(prefix="spinup_rev_") as old_tree:
-        archive = subprocess.run(["git", "-C", ROOT, "archive", args.rev, "spinup"],
-                                 check=True, capture_output=True).stdout
+        archive = archived.stdout
         subprocess.run(["tar", "-x", "-C", old_tree], input=archive, check=True)
         times = {"working tree": [], args.rev: []}
         for i in range(args.pairs):

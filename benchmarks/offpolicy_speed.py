@@ -9,7 +9,7 @@ interaction, then 50 gradient steps) and at ``update_every=1`` (SB3's schedule).
 
 The numbers are steps / CPU-second of this process (robust on a shared machine) and
 steps / wall-second, over whole runs (random steps included), after an untimed warm-up
-that runs updates too (first-call costs of the optimizers' kernels). With ``--repeats``
+that builds the optimizers and runs a few updates of every variant. With ``--repeats``
 the variants are interleaved and each row is the median over the repeats: on a virtual
 machine one run can be 40 % slower than the next with the same code. Usage::
 
@@ -75,7 +75,7 @@ def main():
         sb3_version = None
     print(f"torch {torch.__version__}, SB3 {sb3_version}, {args.steps} steps "
           f"({args.steps - 1000} with updates), cores {os.cpu_count()}")
-    # Warm-up (imports, first calls of the torch and Adam kernels), not timed: 200
+    # Warm-up (imports, building the first optimizer, first updates), not timed: 200
     # steps of which the last 100 update, for every variant.
     for algo in ("sac", "td3"):
         spinup_run(algo, 200, 50, start=100)
