@@ -306,6 +306,8 @@ def resume_run(cmd, args):
     algo = getattr(spinup, cmd)
     values, _ = _resolve_names(cmd, _group_flags(cmd, args))
     run_dir = _take_single(cmd, values, "resume")
+    params = inspect.signature(algo).parameters
+    _check_flag_names(cmd, values, params)   # before reading the (large) checkpoint
     try:
         with open(osp.join(run_dir, "config.json")) as f:
             config = json.load(f)
@@ -324,15 +326,15 @@ def resume_run(cmd, args):
     ranks = [n for n in os.listdir(osp.join(run_dir, "pyt_save"))
              if re.fullmatch(r"checkpoint(_rank\d+)?\.pt", n)]
     saved = dict(config, env_name=found.group(2), num_cpu=len(ranks))
-    params = inspect.signature(algo).parameters
-    _check_flag_names(cmd, values, params)
-    output_options = {}
+    output_options, changed = {}, {}
     for key, raw in values.items():
         given = [_parse_value(key, text) for text in raw]
         if key in RESUME_OUTPUT_FLAGS and given in ([True], [False]):
             output_options[key] = given[0]
             continue
         if key in RESUME_MAY_CHANGE and len(given) == 1:
+            _check_type(cmd, key, params[key].default, given[0])
+            changed[key] = given[0]
             continue
         if len(given) != 1 or convert_json(given[0]) != _nested(saved, key):
             raise CLIError(f"{cmd}: --resume continues {run_dir} with its saved arguments; "
@@ -341,11 +343,11 @@ def resume_run(cmd, args):
                            + " may change)")
     kwargs = {key: _saved_value(config[key]) for key in params
               if key in config and key not in ("env_fn", "logger_kwargs")}
-    for key in RESUME_MAY_CHANGE & set(values) - set(output_options):
-        kwargs[key] = _parse_value(key, values[key][0])
+    kwargs.update(changed)
     if kwargs.get("epochs", done) < done:
         raise CLIError(f"{cmd}: --resume {run_dir}: it has done {done} epochs already; "
                        f"--epochs {kwargs['epochs']} would undo them")
+    _check_env(cmd, saved["env_name"])   # e.g. a MuJoCo dependency gone since the run began
     from spinup.utils.arg_checks import check_cli
     try:
         check_cli(cmd, algo, dict(kwargs, env_name=saved["env_name"], num_cpu=len(ranks)))

@@ -291,6 +291,12 @@ def test_cli_resume_refusals(tmp_path):
                "--verbose")
     assert same.returncode == 0, same.stderr  # unchanged values are accepted
 
+    for bad_flags, message in ((["--epochs", "abc"], "--epochs expects an integer"),
+                               (["--epochz", "3"], "unknown flag --epochz")):
+        bad = cli("ppo", "--resume", str(run_dir), *bad_flags)
+        assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
+        assert message in bad.stderr
+
     os.remove(checkpoint_path(str(run_dir)))
     missing = cli("ppo", "--resume", str(run_dir), "--epochs", "2")
     assert missing.returncode == 2 and "no checkpoint" in missing.stderr

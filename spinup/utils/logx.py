@@ -90,6 +90,12 @@ def _minutes(seconds):
     return f"{hours}:{text}" if hours else text
 
 
+def _number(row, key, default=None):
+    """``row[key]`` as a float when it is a number (not a string), else ``default``."""
+    val = row.get(key)
+    return float(val) if hasattr(val, "__float__") and not isinstance(val, str) else default
+
+
 def progress_line(row, epochs=None, seconds_per_epoch=None, steps_per_second=None,
                   epochs_done=None):
     """One line summarising an epoch's row, as printed when the logger is not verbose.
@@ -109,25 +115,21 @@ def progress_line(row, epochs=None, seconds_per_epoch=None, steps_per_second=Non
             ``Epoch + 1`` (right for the on-policy algorithms, whose ``Epoch``
             counts from 0; the off-policy ones count from 1).
     """
-    def number(key):
-        val = row.get(key)
-        return float(val) if hasattr(val, "__float__") and not isinstance(val, str) else None
-
     def short(val):  # nan: no episode ended this epoch
         return "-" if val is None or val != val else "%.4g" % val
 
     parts = []
-    epoch = number("Epoch")
+    epoch = _number(row, "Epoch")
     if epoch is not None and epochs_done is None:
         epochs_done = int(epoch) + 1
     if epochs_done is not None:
         done = str(epochs_done)
         parts.append(f"epoch {done.rjust(len(str(epochs)))}/{epochs}" if epochs
                      else f"epoch {done}")
-    steps = number("TotalEnvInteracts")
+    steps = _number(row, "TotalEnvInteracts")
     if steps is not None:
         parts.append("steps %8d" % steps)
-    ret, test_ret = number("AverageEpRet"), number("AverageTestEpRet")
+    ret, test_ret = _number(row, "AverageEpRet"), _number(row, "AverageTestEpRet")
     if ret is not None or test_ret is not None:
         shown = "return %8s" % short(ret)
         parts.append(shown + ("" if test_ret is None else " (test %s)" % short(test_ret)))
@@ -573,13 +575,8 @@ class Logger:
         with one slow epoch. The first row printed is measured from the start of
         the run (``Time``), which also covers a resumed run.
         """
-        def number(key, default=None):
-            val = row.get(key)
-            return float(val) if hasattr(val, "__float__") and not isinstance(val, str) \
-                else default
-
-        epoch, steps = number("Epoch"), number("TotalEnvInteracts", 0.0)
-        elapsed = number("Time", time.time() - self._start)
+        epoch, steps = _number(row, "Epoch"), _number(row, "TotalEnvInteracts", 0.0)
+        elapsed = _number(row, "Time", time.time() - self._start)
         # Epochs done: from the steps where the epoch length is known, since the
         # on-policy algorithms count Epoch from 0 and the off-policy ones from 1.
         per_epoch = self._config.get("steps_per_epoch")
@@ -606,9 +603,9 @@ class Logger:
         """Add the row's numeric columns to the event files, at step ``TotalEnvInteracts``."""
         step = row.get("TotalEnvInteracts", row.get("Epoch", self._tb_rows))
         for key in self.log_headers:
-            val = row.get(key)
-            if hasattr(val, "__float__") and not isinstance(val, str):
-                self._tb_writer.add_scalar(key, float(val), global_step=int(step))
+            val = _number(row, key)
+            if val is not None:
+                self._tb_writer.add_scalar(key, val, global_step=int(step))
         self._tb_writer.flush()
         self._tb_rows += 1
 

@@ -52,9 +52,9 @@ from spinup.utils import torch_tools
 from spinup.utils.arg_checks import (BASIC_RULES, BOUNDED_BOX, FLAT_BOX, check_args,
                                      check_spaces, nonneg, nonneg_int, positive, positive_int,
                                      single_process, unit_interval)
-from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint,
-                                     restore_env_state, restore_episode, restore_replay,
-                                     restore_rng_state, replay_state, rng_state,
+from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint, load_module_states,
+                                     module_states, replay_state, restore_env_state,
+                                     restore_episode, restore_replay, restore_rng_state, rng_state,
                                      save_checkpoint)
 from spinup.utils.logx import EpochLogger
 from spinup.utils.torch_tools import polyak_update, torch_threads
@@ -249,17 +249,16 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
     def checkpoint_state(epochs_done):
         """Everything the next epoch depends on, as tensors and plain values."""
-        state = {name: obj.state_dict() for name, obj in nets_and_optimizers.items()}
-        return dict(state, epoch=epochs_done, elapsed=time.time() - start_time,
-                    rng=rng_state(), replay=replay_state(replay_buffer),
+        return dict(module_states(**nets_and_optimizers), epoch=epochs_done,
+                    elapsed=time.time() - start_time, rng=rng_state(),
+                    replay=replay_state(replay_buffer),
                     episode=episode_state(env, obs, ep_ret, ep_len),
                     test_env=env_state(test_env))
 
     def restore(state):
         """Undo checkpoint_state; returns the number of epochs already done."""
         nonlocal obs, ep_ret, ep_len, start_time
-        for name, obj in nets_and_optimizers.items():
-            obj.load_state_dict(state[name])
+        load_module_states(state, **nets_and_optimizers)
         restore_replay(replay_buffer, state["replay"])
         obs, ep_ret, ep_len = restore_episode(env, state["episode"])
         restore_env_state(test_env, state["test_env"], "the test environment")
@@ -345,11 +344,11 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     test_env.action_space.seed(seed + 1)
     ep_ret, ep_len = 0.0, 0
 
-    epochs_done = restore(load_checkpoint(run_dir)) if logger.resuming else 0
     # Small networks and batches of 100 run fastest on one thread; torch_threads
     # puts the caller's setting back, and the environments are closed, when
     # training ends or fails.
     with torch_threads(1), closing(env), closing(test_env):
+        epochs_done = restore(load_checkpoint(run_dir)) if logger.resuming else 0
         for epoch in range(epochs_done + 1, epochs + 1):  # [DDPG line 3]
             for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
                 # [DDPG line 4] uniform actions first, then the noisy policy

@@ -450,12 +450,12 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
     test_env.action_space.seed(seed + 1)
     ep_ret, ep_len = 0.0, 0
 
-    epochs_done = restore(load_checkpoint(run_dir)) if logger.resuming else 0
     # Small networks, batches of 64: one thread is fastest (2000 steps took 15 s with
     # one, 286 s with two, on a busy 2-core machine) and reproducible. torch_threads
     # puts the caller's setting back, and the environments are closed, when training
     # ends or fails.
     with torch_threads(1), closing(env), closing(test_env):
+        epochs_done = restore(load_checkpoint(run_dir)) if logger.resuming else 0
         for epoch in range(epochs_done + 1, epochs + 1):  # [DQN line 3]
             for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
                 # [DQN line 4] only uniform actions during the first start_steps steps

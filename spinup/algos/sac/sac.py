@@ -60,9 +60,9 @@ from spinup.utils import torch_tools
 from spinup.utils.arg_checks import (BASIC_RULES, BOUNDED_BOX, FLAT_BOX, Rule, check_args,
                                      check_spaces, in_range, is_number, nonneg_int, optional,
                                      positive, positive_int, single_process, unit_interval)
-from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint,
-                                     restore_env_state, restore_episode, restore_replay,
-                                     restore_rng_state, replay_state, rng_state,
+from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint, load_module_states,
+                                     module_states, replay_state, restore_env_state,
+                                     restore_episode, restore_replay, restore_rng_state, rng_state,
                                      save_checkpoint)
 from spinup.utils.logx import EpochLogger
 from spinup.utils.torch_tools import polyak_update, torch_threads
@@ -287,10 +287,9 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
     def checkpoint_state(epochs_done):
         """Everything the next epoch depends on, as tensors and plain values."""
-        state = {name: None if obj is None else obj.state_dict()
-                 for name, obj in nets_and_optimizers.items()}
-        return dict(state, epoch=epochs_done, elapsed=time.time() - start_time,
-                    rng=rng_state(), alpha=alpha, replay=replay_state(replay_buffer),
+        return dict(module_states(**nets_and_optimizers), epoch=epochs_done,
+                    elapsed=time.time() - start_time, rng=rng_state(), alpha=alpha,
+                    replay=replay_state(replay_buffer),
                     log_alpha=log_alpha.detach().clone() if learn_alpha else None,
                     episode=episode_state(env, o, ep_ret, ep_len),
                     test_env=env_state(test_env))
@@ -298,9 +297,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     def restore(state):
         """Undo checkpoint_state; returns the number of epochs already done."""
         nonlocal o, ep_ret, ep_len, start_time, alpha
-        for name, obj in nets_and_optimizers.items():
-            if obj is not None:
-                obj.load_state_dict(state[name])
+        load_module_states(state, **nets_and_optimizers)
         if learn_alpha:
             with torch.no_grad():
                 log_alpha.copy_(state["log_alpha"])
@@ -413,12 +410,12 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     test_env.action_space.seed(seed + 1)
     ep_ret, ep_len = 0.0, 0
 
-    epochs_done = restore(load_checkpoint(run_dir)) if logger.resuming else 0
     # Batches of ~100 through small MLPs: one thread is fastest (extra threads cost
     # more in synchronisation than they save) and keeps a seed's numbers reproducible.
     # torch_threads puts the caller's setting back, and the environments are closed,
     # when training ends or fails.
     with torch_threads(1), closing(env), closing(test_env):
+        epochs_done = restore(load_checkpoint(run_dir)) if logger.resuming else 0
         for epoch in range(epochs_done + 1, epochs + 1):  # [SAC line 3]
             for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
                 # [SAC line 4] uniform over the box while t < start_steps, then the policy

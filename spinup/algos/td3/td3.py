@@ -55,9 +55,9 @@ from spinup.utils import torch_tools
 from spinup.utils.arg_checks import (BASIC_RULES, BOUNDED_BOX, FLAT_BOX, check_args,
                                      check_spaces, nonneg, nonneg_int, positive, positive_int,
                                      single_process, unit_interval)
-from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint,
-                                     restore_env_state, restore_episode, restore_replay,
-                                     restore_rng_state, replay_state, rng_state,
+from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint, load_module_states,
+                                     module_states, replay_state, restore_env_state,
+                                     restore_episode, restore_replay, restore_rng_state, rng_state,
                                      save_checkpoint)
 from spinup.utils.logx import EpochLogger
 from spinup.utils.torch_tools import polyak_update, torch_threads
@@ -265,17 +265,16 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
     def checkpoint_state(epochs_done):
         """Everything the next epoch depends on, as tensors and plain values."""
-        state = {name: obj.state_dict() for name, obj in nets_and_optimizers.items()}
-        return dict(state, epoch=epochs_done, elapsed=time.time() - start_time,
-                    rng=rng_state(), replay=replay_state(replay_buffer), q_updates=q_updates,
+        return dict(module_states(**nets_and_optimizers), epoch=epochs_done,
+                    elapsed=time.time() - start_time, rng=rng_state(),
+                    replay=replay_state(replay_buffer), q_updates=q_updates,
                     episode=episode_state(env, obs, ep_ret, ep_len),
                     test_env=env_state(test_env))
 
     def restore(state):
         """Undo checkpoint_state; returns the number of epochs already done."""
         nonlocal obs, ep_ret, ep_len, start_time, q_updates
-        for name, obj in nets_and_optimizers.items():
-            obj.load_state_dict(state[name])
+        load_module_states(state, **nets_and_optimizers)
         restore_replay(replay_buffer, state["replay"])
         obs, ep_ret, ep_len = restore_episode(env, state["episode"])
         restore_env_state(test_env, state["test_env"], "the test environment")
@@ -373,11 +372,11 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     ep_ret, ep_len = 0.0, 0
     q_updates = 0   # Q steps so far, over all update phases: the j of [TD3 line 15]
 
-    epochs_done = restore(load_checkpoint(run_dir)) if logger.resuming else 0
     # Small networks and batches of 100 run fastest on one thread; torch_threads
     # puts the caller's setting back, and the environments are closed, when
     # training ends or fails.
     with torch_threads(1), closing(env), closing(test_env):
+        epochs_done = restore(load_checkpoint(run_dir)) if logger.resuming else 0
         for epoch in range(epochs_done + 1, epochs + 1):  # [TD3 line 3]
             for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
                 # [TD3 line 4] uniform actions first, then the noisy policy

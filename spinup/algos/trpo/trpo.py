@@ -404,7 +404,6 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     first_epoch = restore(load_checkpoint(run_dir)) if logger.resuming else 0
 
     for epoch in range(first_epoch, epochs):  # [TRPO line 3]
-        warned = False
         for t in range(local_steps):
             # [TRPO line 4] Act with pi_k. The env sees a Gaussian sample clipped to
             # the action box; the buffer keeps the sample, whose log-prob L uses.
@@ -421,10 +420,9 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             epoch_full = t == local_steps - 1
             if not (terminated or timeout or epoch_full):
                 continue
-            if epoch_full and not (terminated or timeout) and not warned:
+            if epoch_full and not (terminated or timeout):
                 logger.warn_once("cut_off", "Warning: trajectory cut off by epoch at "
                                  f"{ep_len} steps.")
-                warned = True
             # [TRPO lines 5-6] Close the path. Only a terminal state is worth 0; a time
             # limit or the end of the epoch bootstraps from V_phi (see the docs page).
             if terminated:

@@ -262,7 +262,8 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         def checkpoint_state(epochs_done):
             """Everything the next epoch depends on, as tensors and plain values."""
             return dict(epoch=epochs_done, elapsed=time.time() - start_time, rng=rng_state(),
-                        ac=ac.state_dict(), pi_optimizer=pi_optimizer.state_dict(), vf_optimizer=vf_optimizer.state_dict(),
+                        ac=ac.state_dict(), pi_optimizer=pi_optimizer.state_dict(),
+                        vf_optimizer=vf_optimizer.state_dict(),
                         episode=episode_state(env, o, ep_ret, ep_len),
                         adv_dtype=str(buf.adv_buf.dtype))
 
