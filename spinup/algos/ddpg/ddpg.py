@@ -15,28 +15,33 @@ Papers:
     ``E[grad_theta mu(s) grad_a Q(s, a) at a = mu(s)]``, which is what back-propagating
     ``-Q(s, mu(s))`` computes.
 
-Pseudocode (docs/algorithms/ddpg.rst)::
+Pseudocode (the same numbered lines as docs/algorithms/ddpg.rst; actions are in
+the policy units [-1, 1]^n until line 5):
 
-     1: Input: initial policy parameters θ, Q-function parameters φ, empty replay buffer D
-     2: Set target parameters equal to main parameters θ_targ ← θ, φ_targ ← φ
-     3: repeat
-     4:     Observe state s and select action a = clip(μ_θ(s) + ε, a_Low, a_High), ε ~ N
-     5:     Execute a in the environment
-     6:     Observe next state s', reward r, and done signal d (d = terminated)
-     7:     Store (s, a, r, s', d) in replay buffer D
-     8:     If s' is terminal (or the episode was cut off), reset environment state
-     9:     if it's time to update then
-    10:         for however many updates do
-    11:             Randomly sample a batch of transitions B = {(s, a, r, s', d)} from D
-    12:             Compute targets y(r, s', d) = r + γ (1 − d) Q_φtarg(s', μ_θtarg(s'))
-    13:             Update Q-function by one step of gradient descent on
-                        ∇_φ 1/|B| Σ (Q_φ(s, a) − y(r, s', d))²
-    14:             Update policy by one step of gradient ascent on ∇_θ 1/|B| Σ Q_φ(s, μ_θ(s))
-    15:             Update target networks: φ_targ ← ρ φ_targ + (1 − ρ) φ,
-                                            θ_targ ← ρ θ_targ + (1 − ρ) θ
-    16:         end for
-    17:     end if
-    18: until convergence
+.. begin-pseudocode
+
+.. code-block:: none
+
+    1. Input: actor μ_θ, critic Q_φ, empty replay buffer D of capacity replay_size
+    2. Target copies θ_targ ← θ, φ_targ ← φ (only line 15 changes them)
+    3. for t = 0, 1, ..., epochs · steps_per_epoch − 1 do
+    4.     if t < start_steps: a ~ Uniform([−1, 1]^n)
+           else: a ← clip(μ_θ(s) + act_noise · ξ, −1, 1), ξ ~ N(0, I)
+    5.     Step the environment with clip(act_bias + act_scale · a, low, high)
+    6.     Observe r, s′, terminated, truncated; set d ← terminated (a time limit is not an end)
+    7.     Store (s, a, r, s′, d) in D, overwriting the oldest entry when D is full; s ← s′
+    8.     if terminated or truncated or the episode has max_ep_len steps: log EpRet, EpLen; reset
+    9.     if t ≥ update_after and t mod update_every = 0 then
+    10.        repeat update_every times (one gradient step per environment step on average):
+    11.            Sample a batch B of batch_size transitions from D, uniformly with replacement
+    12.            y ← r + γ (1 − d) Q_φtarg(s′, μ_θtarg(s′)), computed without gradient
+    13.            One Adam step on φ for (1/|B|) Σ_B (Q_φ(s, a) − y)²
+    14.            φ frozen: one Adam step on θ for −(1/|B|) Σ_B Q_φ(s, μ_θ(s))
+    15.            θ_targ ← ρ θ_targ + (1 − ρ) θ and φ_targ ← ρ φ_targ + (1 − ρ) φ, ρ = polyak
+    16.    if t + 1 is a multiple of steps_per_epoch: save the model, run num_test_episodes
+           noiseless episodes with μ_θ, write one row of progress.txt
+
+.. end-pseudocode
 
 The code below marks where each step happens with ``[DDPG line N]``.
 """
@@ -70,7 +75,7 @@ class ReplayBuffer:
     All fields live in preallocated float32 arrays of ``size`` rows; once they are
     full, each new transition overwrites the oldest one. ``done`` is the
     environment's ``terminated`` flag: a time-limit cut is not a terminal state and
-    is stored as 0 (docs/algorithms/ddpg.rst, "You Should Know").
+    is stored as 0 (docs/algorithms/ddpg.rst, "Key Equations").
 
     Args:
         obs_dim (tuple): shape of one observation.
@@ -271,13 +276,13 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
     # ---- Losses ----
     def compute_loss_q(data):
-        """Mean squared Bellman error of ``Q`` [DDPG lines 12-13]."""
+        """Mean squared Bellman error of ``Q`` [DDPG line 12] [DDPG line 13]."""
         obs, act, rew = data["obs"], data["act"], data["rew"]
         next_obs, done = data["obs2"], data["done"]
         q_sa = ac.q(obs, act)
         with torch.no_grad():   # the target y is a constant for this step
             q_next = ac_targ.q(next_obs, ac_targ.pi(next_obs))
-            y = rew + gamma * (1 - done) * q_next
+            y = rew + gamma * (1 - done) * q_next   # [DDPG line 12]
         loss = (q_sa - y).pow(2).mean()
         return loss, dict(QVals=q_sa.detach().numpy())
 
@@ -356,7 +361,7 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     a = np.random.uniform(-1.0, 1.0, size=act_dim).astype(np.float32)
                 else:
                     a = policy_action(obs, explore=True)
-                # [DDPG lines 5-6]
+                # [DDPG line 5] [DDPG line 6] env units in, terminated/truncated out
                 next_obs, rew, terminated, truncated, _ = env.step(to_env(a))
                 ep_ret += rew
                 ep_len += 1
@@ -370,12 +375,12 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     obs, _ = env.reset()
                     ep_ret, ep_len = 0.0, 0
 
-                # [DDPG lines 9-11] update_every gradient steps every update_every env steps
+                # [DDPG line 9] [DDPG line 10] update_every gradient steps every update_every env steps
                 if t >= update_after and t % update_every == 0:
                     for _ in range(update_every):
-                        update(replay_buffer.sample_batch(batch_size))
+                        update(replay_buffer.sample_batch(batch_size))   # [DDPG line 11]
 
-            # ---- End of epoch: save, test, log ----
+            # ---- End of epoch: save, test, log ---- [DDPG line 16]
             # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
             logger.save_epoch_state({"env": env}, epoch, save_freq)
             run_test_episodes()

@@ -17,30 +17,41 @@ Papers:
     - Sutton and Barto 2018, "Reinforcement Learning: An Introduction", 2nd ed.,
       Section 7.1: the n-step return.
 
-Pseudocode (docs/algorithms/dqn.rst)::
+Pseudocode (the same numbered lines as docs/algorithms/dqn.rst; a switch in brackets
+marks a step that depends on it):
 
-    Algorithm 1: DQN with its extensions
-    (switches: [D] double, [Du] dueling, [P] prioritized_replay, [N] n_step)
-     1: Input: Q-network parameters θ ([Du]: V and A heads), empty replay buffer D
-     2: Set target parameters θ_targ ← θ
-     3: for t = 0, 1, 2, ... do
-     4:     ε_t ← linear schedule; a ← random with probability ε_t, else argmax_a Q_θ(s, a)
-     5:     Execute a; observe r, s', terminated d, and whether the episode ended
-     6:     Store (s, a, r, s', d) in D ([P] with priority max_i p_i);
-            if the episode ended, reset the environment
-     7:     if t ≥ update_after and t mod update_every = 0 then
-     8:         Sample a batch B: uniformly, or [P] with P(i) ∝ p_i^α and
-                weights w_i = (N·P(i))^(−β) / max_j w_j
-     9:         [N] returns R_i = Σ_{k<m} γ^k r_{i+k}, m ≤ n, stopping at the episode end
-                (one step: m = 1)
-    10:         Targets y_i = R_i + γ^m (1 − d) Q_targ(s', a*) with
-                a* = argmax_a Q_targ(s', a), or [D] a* = argmax_a Q_θ(s', a)
-    11:         One gradient step on (1/|B|) Σ_i w_i ℓ(Q_θ(s_i, a_i) − y_i)
-                (w_i = 1 without [P]; ℓ Huber or square; gradient norm clipped;
-                step size lr·(1 − t/T), T the total steps, if anneal_lr)
-    12:         [P] p_i ← (|Q_θ(s_i, a_i) − y_i| + ε)^α  (stored as p_i^α in the sum-tree)
-    13:     every target_update_every steps: θ_targ ← θ (or soft: after each step of line 11)
-    14: end for
+.. begin-pseudocode
+
+.. code-block:: none
+
+    1. Input: Q-network Q_θ ([dueling]: trunk with V and A heads), empty replay buffer D
+       ([prioritized_replay]: with a sum-tree of priorities, p_max ← 1)
+    2. Target copy θ_targ ← θ
+    3. for t = 0, 1, ..., T − 1, T = epochs · steps_per_epoch do
+    4.     ε ← eps_start + min(t / eps_decay_steps, 1) · (eps_end − eps_start); a ← a uniform action
+           if t < start_steps or with probability ε, else argmax_a Q_θ(s, a)
+    5.     Step the environment with a; observe r, s′, terminated, truncated
+    6.     Store (s, a, r, s′, d = terminated, end = episode over) in D ([prioritized_replay]:
+           with priority p_max); s ← s′; if the episode is over: log EpRet, EpLen; reset
+    7.     if t ≥ update_after and t mod update_every = 0 then  (one gradient step)
+    8.         Sample a batch B of batch_size indices i: uniformly, or [prioritized_replay] one per
+               stratum with P(i) = p_i / Σ_k p_k, w_i = (N P(i))^(−β) / max_B w,
+               β = per_beta + (1 − per_beta) · min(t / T, 1)
+    9.         For each i: R_i = Σ_{k<m} γ^k r_{i+k} with m ≤ n_step, stopping after an entry marked
+               end or before the newest entry; s′_i and d_i come from entry i + m − 1
+    10.        y_i ← R_i + γ^m (1 − d_i) Q_θtarg(s′_i, a*_i), a*_i = argmax_a Q_θtarg(s′_i, a),
+               or [double] a*_i = argmax_a Q_θ(s′_i, a); computed without gradient
+    11.        [anneal_lr] step size ← lr · (1 − t / T); one Adam step on
+               (1/|B|) Σ_B w_i ℓ(Q_θ(s_i, a_i) − y_i), ℓ Huber or square (huber), w_i = 1 without
+               prioritized_replay, gradient norm clipped to max_grad_norm (unless None)
+    12.        [prioritized_replay] p_i ← (|Q_θ(s_i, a_i) − y_i| + per_eps)^per_alpha, with the TD
+               error from before the step; p_max ← max(p_max, p_i)
+    13.        [polyak set] θ_targ ← ρ θ_targ + (1 − ρ) θ, ρ = polyak
+    14.    [polyak None] if (t + 1) mod target_update_every = 0: θ_targ ← θ
+    15.    if t + 1 is a multiple of steps_per_epoch: save the model, run num_test_episodes
+           episodes with ε = eps_test, write one row of progress.txt (with ε and the step size)
+
+.. end-pseudocode
 
 Lines of code that carry out a step of this pseudocode are tagged ``[DQN line N]``.
 """
@@ -77,7 +88,7 @@ class ReplayBuffer:
     ``terminated`` (a true terminal state), ``end`` says that the episode stopped
     after this transition for any reason (terminated, truncated or ``max_ep_len``).
     A return never runs past an ``end``; after a truncation it bootstraps from the
-    ``s'`` stored there (docs/algorithms/dqn.rst, "n-step returns").
+    ``s'`` stored there (docs/algorithms/dqn.rst, "Key Equations").
 
     Args:
         obs_dim (tuple): shape of one observation.
@@ -334,7 +345,7 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
     torch.manual_seed(seed)
     np.random.seed(seed)
 
-    # [DQN lines 1-2] Q-network, its target copy, an empty buffer
+    # [DQN line 1] [DQN line 2] Q-network, its target copy, an empty buffer
     if dueling:
         ac_kwargs = dict(ac_kwargs, dueling=True)
     q_net = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
@@ -398,7 +409,7 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
 
     # ---- Update ----
     def update(t):
-        """One gradient step at env step ``t`` (lines 8-13 of the pseudocode)."""
+        """One gradient step at env step ``t`` ([DQN line 8] to [DQN line 13])."""
         # [DQN line 8] prioritized replay: beta rises linearly from per_beta to 1
         if prioritized_replay:
             beta = per_beta + (1.0 - per_beta) * min(t / total_steps, 1.0)
@@ -418,7 +429,7 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
 
         if prioritized_replay:   # [DQN line 12]
             replay.update_priorities(data["idxs"], td_error.numpy())
-        if polyak is not None:   # [DQN line 13], soft form
+        if polyak is not None:   # [DQN line 13] soft form
             polyak_update(q_net, q_targ, polyak)
         logger.store(LossQ=loss.item(), QVals=q.numpy())
 
@@ -480,11 +491,11 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
                 if t >= update_after and t % update_every == 0:
                     update(t)
 
-                # [DQN line 13], hard form: a copy is a polyak step with polyak = 0
+                # [DQN line 14] hard form: a copy is a polyak step with polyak = 0
                 if polyak is None and (t + 1) % target_update_every == 0:
                     polyak_update(q_net, q_targ, 0.0)
 
-            # ---- End of epoch: save, test, log ----
+            # ---- End of epoch: save, test, log ---- [DQN line 15]
             # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
             logger.save_epoch_state({"env": env}, epoch, save_freq)
             run_test_episodes()

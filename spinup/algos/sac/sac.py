@@ -21,30 +21,38 @@ Papers:
     page, the value network of the first paper is replaced by the minimum of two
     target Q-functions (clipped double-Q).
 
-Pseudocode (docs/algorithms/sac.rst)::
+Pseudocode (the same numbered lines as docs/algorithms/sac.rst; actions are in
+the policy units [-1, 1]^n until line 5):
 
-     1: Input: initial policy parameters θ, Q-function parameters φ1, φ2, empty replay buffer D
-     2: Set target parameters equal to main parameters φ_targ,1 ← φ1, φ_targ,2 ← φ2
-     3: repeat
-     4:     Observe state s and select action a ~ π_θ(·|s)
-     5:     Execute a in the environment
-     6:     Observe next state s', reward r, and done signal d (d = terminated)
-     7:     Store (s, a, r, s', d) in replay buffer D
-     8:     If s' is terminal (or the episode was cut off), reset environment state
-     9:     if it's time to update then
-    10:         for j in range(however many updates) do
-    11:             Randomly sample a batch of transitions B = {(s, a, r, s', d)} from D
-    12:             Compute targets y(r, s', d) = r + γ (1 − d) (min_i Q_φtarg,i(s', ã') − α log π_θ(ã'|s')),
-                        ã' ~ π_θ(·|s')
-    13:             Update Q-functions by one step of gradient descent on
-                        ∇_φi 1/|B| Σ (Q_φi(s, a) − y(r, s', d))²   for i = 1, 2
-    14:             Update policy by one step of gradient ascent on
-                        ∇_θ 1/|B| Σ (min_i Q_φi(s, ã_θ(s)) − α log π_θ(ã_θ(s)|s))
-                    (alpha='auto': one step of gradient descent on J(α) w.r.t. log α)
-    15:             Update target networks: φ_targ,i ← ρ φ_targ,i + (1 − ρ) φi
-    16:         end for
-    17:     end if
-    18: until convergence
+.. begin-pseudocode
+
+.. code-block:: none
+
+    1. Input: squashed-Gaussian policy π_θ, critics Q_φ1 and Q_φ2, empty replay buffer D
+    2. Target copies φ_targ,1 ← φ1, φ_targ,2 ← φ2 (no target policy); α ← alpha, or if learned:
+       log α ← log(1 if alpha = 'auto' else alpha), H̄ ← target_entropy (None: −n)
+    3. for t = 0, 1, ..., epochs · steps_per_epoch − 1 do
+    4.     if t < start_steps: a ~ Uniform([−1, 1]^n)
+           else: a ← tanh(μ_θ(s) + σ_θ(s) ⊙ ξ), ξ ~ N(0, I)
+    5.     Step the environment with clip(act_bias + act_scale · a, low, high)
+    6.     Observe r, s′, terminated, truncated; set d ← terminated (a time limit is not an end)
+    7.     Store (s, a, r, s′, d) in D, overwriting the oldest entry when D is full; s ← s′
+    8.     if terminated or truncated or the episode has max_ep_len steps: log EpRet, EpLen; reset
+    9.     if t ≥ update_after and t mod update_every = 0 then
+    10.        repeat update_every times:
+    11.            Sample a batch B of batch_size transitions from D, uniformly with replacement
+    12.            ã′ ~ π_θ(·|s′) fresh; y ← r + γ (1 − d) (min_i Q_φtarg,i(s′, ã′) − α log π_θ(ã′|s′)),
+                   computed without gradient
+    13.            One Adam step on (φ1, φ2) for (1/|B|) Σ_B [(Q_φ1(s, a) − y)² + (Q_φ2(s, a) − y)²]
+    14.            φ1, φ2 frozen: ã ← tanh(μ_θ(s) + σ_θ(s) ⊙ ξ); one Adam step on θ for
+                   (1/|B|) Σ_B (α log π_θ(ã|s) − min_i Q_φi(s, ã))
+    15.            if α is learned: one Adam step on log α for −(1/|B|) Σ_B α (log π_θ(ã|s) + H̄),
+                   reusing line 14's log π values (detached); then α ← exp(log α)
+    16.            φ_targ,i ← ρ φ_targ,i + (1 − ρ) φi for i = 1, 2, ρ = polyak
+    17.    if t + 1 is a multiple of steps_per_epoch: save the model, run num_test_episodes
+           episodes with the mean action tanh(μ_θ(s)), write one row of progress.txt (with α)
+
+.. end-pseudocode
 
 Lines of code that carry out a step of this pseudocode are tagged ``[SAC line N]``.
 """
@@ -78,7 +86,7 @@ class ReplayBuffer:
     The arrays are float32 and allocated once; when ``size`` transitions are stored,
     each new one overwrites the oldest. ``done`` holds gymnasium's ``terminated``
     only: an episode cut by a time limit still bootstraps from ``s'``
-    (docs/algorithms/sac.rst, "Learning Q").
+    (docs/algorithms/sac.rst, "Key Equations").
 
     Args:
         obs_dim (tuple): shape of one observation.
@@ -261,7 +269,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     n_params = [core.count_vars(net) for net in (ac.pi, ac.q1, ac.q2)]
     logger.log("\nNumber of parameters: \t pi: %d, \t q1: %d, \t q2: %d\n" % tuple(n_params))
 
-    # Temperature: a constant, or exp(log_alpha) with log_alpha learned.
+    # [SAC line 2] Temperature: a constant, or exp(log_alpha) with log_alpha learned.
     if learn_alpha:
         if target_entropy is None:
             target_entropy = -float(act_dim)
@@ -312,7 +320,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
     # ---- Losses ----
     def compute_loss_q(data):
-        """[SAC lines 12-13] Squared error of both Q-functions against the target
+        """[SAC line 12] [SAC line 13] Squared error of both Q-functions against the target
         ``y = r + gamma (1 - d) (min_j Q_targ,j(s', a') - alpha log pi(a'|s'))`` with
         ``a' ~ pi(.|s')`` sampled now (Eq. 3 and 5 of arXiv:1812.05905, without the
         factor 1/2 and with the clipped double-Q minimum)."""
@@ -337,7 +345,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         return (alpha * logp - q_min).mean(), logp.detach()
 
     def compute_loss_alpha(logp):
-        """[SAC line 14, alpha='auto'] ``J(alpha) = mean(-alpha (log pi + H_target))``
+        """[SAC line 15] ``J(alpha) = mean(-alpha (log pi + H_target))``
         as a function of ``log alpha`` (Eq. 18 of arXiv:1812.05905): alpha grows
         while the entropy ``-log pi`` is below the target and shrinks above it."""
         return -(log_alpha.exp() * (logp + target_entropy)).mean()
@@ -365,13 +373,13 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             p.requires_grad = True
         logger.store(LossPi=loss.item(), LogPi=logp.numpy())
 
-        if learn_alpha:
+        if learn_alpha:   # [SAC line 15]
             alpha_optimizer.zero_grad()
             compute_loss_alpha(logp).backward()
             alpha_optimizer.step()
             alpha = log_alpha.exp().item()
 
-        # [SAC line 15] SAC has no target policy: only the Q-functions have targets.
+        # [SAC line 16] SAC has no target policy: only the Q-functions have targets.
         polyak_update(ac.q1, ac_targ.q1, polyak)
         polyak_update(ac.q2, ac_targ.q2, polyak)
 
@@ -424,7 +432,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 else:
                     a = policy_action(o)
 
-                # [SAC lines 5-7] only `terminated` is stored as d = 1
+                # [SAC line 5] [SAC line 6] [SAC line 7] only `terminated` is stored as d = 1
                 o2, r, terminated, truncated, _ = env.step(to_env(a))
                 ep_ret += r
                 ep_len += 1
@@ -437,12 +445,12 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     o, _ = env.reset()
                     ep_ret, ep_len = 0.0, 0
 
-                # [SAC lines 9-11] every update_every steps, as many updates as steps
+                # [SAC line 9] [SAC line 10] every update_every steps, as many updates as steps
                 if t >= update_after and t % update_every == 0:
                     for _ in range(update_every):
-                        update(replay_buffer.sample_batch(batch_size))
+                        update(replay_buffer.sample_batch(batch_size))   # [SAC line 11]
 
-            # ---- End of epoch: save, test, log ----
+            # ---- End of epoch: save, test, log ---- [SAC line 17]
             # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
             logger.save_epoch_state({"env": env}, epoch, save_freq)
             run_test_episodes()

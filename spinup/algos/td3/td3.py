@@ -15,31 +15,36 @@ Paper:
     critic updates over the whole run). The policy step is DDPG's (Lillicrap et al.
     2016, arXiv:1509.02971) on ``Q1``.
 
-Pseudocode (docs/algorithms/td3.rst)::
+Pseudocode (the same numbered lines as docs/algorithms/td3.rst; actions are in
+the policy units [-1, 1]^n until line 5):
 
-     1: Input: initial policy parameters θ, Q-function parameters φ1, φ2, empty replay buffer D
-     2: Set target parameters equal to main parameters θ_targ ← θ, φ_targ,1 ← φ1, φ_targ,2 ← φ2
-     3: repeat
-     4:     Observe state s and select action a = clip(μ_θ(s) + ε, a_Low, a_High), ε ~ N
-     5:     Execute a in the environment
-     6:     Observe next state s', reward r, and done signal d (d = terminated)
-     7:     Store (s, a, r, s', d) in replay buffer D
-     8:     If s' is terminal (or the episode was cut off), reset environment state
-     9:     if it's time to update then
-    10:         for however many updates do
-    11:             Randomly sample a batch of transitions B = {(s, a, r, s', d)} from D
-    12:             Compute target actions a'(s') = clip(μ_θtarg(s') + clip(ε, −c, c), a_Low, a_High)
-    13:             Compute targets y(r, s', d) = r + γ (1 − d) min_i Q_φtarg,i(s', a'(s'))
-    14:             Update Q-functions by one step of gradient descent on
-                        ∇_φi 1/|B| Σ (Q_φi(s, a) − y(r, s', d))²   for i = 1, 2
-    15:             if j mod policy_delay = 0 then    (j: Q updates before this one, whole run)
-    16:                 Update policy by one step of gradient ascent on ∇_θ 1/|B| Σ Q_φ1(s, μ_θ(s))
-    17:                 Update target networks: φ_targ,i ← ρ φ_targ,i + (1 − ρ) φi,
-                                                θ_targ ← ρ θ_targ + (1 − ρ) θ
-    18:             end if
-    19:         end for
-    20:     end if
-    21: until convergence
+.. begin-pseudocode
+
+.. code-block:: none
+
+    1. Input: actor μ_θ, critics Q_φ1 and Q_φ2, empty replay buffer D of capacity replay_size
+    2. Target copies θ_targ ← θ, φ_targ,1 ← φ1, φ_targ,2 ← φ2; critic-step counter j ← 0
+    3. for t = 0, 1, ..., epochs · steps_per_epoch − 1 do
+    4.     if t < start_steps: a ~ Uniform([−1, 1]^n)
+           else: a ← clip(μ_θ(s) + act_noise · ξ, −1, 1), ξ ~ N(0, I)
+    5.     Step the environment with clip(act_bias + act_scale · a, low, high)
+    6.     Observe r, s′, terminated, truncated; set d ← terminated (a time limit is not an end)
+    7.     Store (s, a, r, s′, d) in D, overwriting the oldest entry when D is full; s ← s′
+    8.     if terminated or truncated or the episode has max_ep_len steps: log EpRet, EpLen; reset
+    9.     if t ≥ update_after and t mod update_every = 0 then
+    10.        repeat update_every times:
+    11.            Sample a batch B of batch_size transitions from D, uniformly with replacement
+    12.            a′ ← clip(μ_θtarg(s′) + clip(target_noise · ξ′, −noise_clip, noise_clip), −1, 1)
+    13.            y ← r + γ (1 − d) min(Q_φtarg,1(s′, a′), Q_φtarg,2(s′, a′)), computed without gradient
+    14.            One Adam step on (φ1, φ2) for (1/|B|) Σ_B [(Q_φ1(s, a) − y)² + (Q_φ2(s, a) − y)²]
+    15.            if j mod policy_delay = 0 then  (j: critic steps before this one in the whole run)
+    16.                φ1, φ2 frozen: one Adam step on θ for −(1/|B|) Σ_B Q_φ1(s, μ_θ(s))
+    17.                θ_targ ← ρ θ_targ + (1 − ρ) θ and φ_targ,i ← ρ φ_targ,i + (1 − ρ) φi, ρ = polyak
+    18.            j ← j + 1 (never reset: not per block, not per epoch, kept across a resume)
+    19.    if t + 1 is a multiple of steps_per_epoch: save the model, run num_test_episodes
+           noiseless episodes with μ_θ, write one row of progress.txt
+
+.. end-pseudocode
 
 The code below marks where each step happens with ``[TD3 line N]``.
 """
@@ -73,7 +78,7 @@ class ReplayBuffer:
     All fields live in preallocated float32 arrays of ``size`` rows; once they are
     full, each new transition overwrites the oldest one. ``done`` is the
     environment's ``terminated`` flag: a time-limit cut is not a terminal state and
-    is stored as 0 (docs/algorithms/ddpg.rst, "You Should Know").
+    is stored as 0 (docs/algorithms/ddpg.rst, "Key Equations").
 
     Args:
         obs_dim (tuple): shape of one observation.
@@ -289,7 +294,7 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     # ---- Losses ----
     def compute_loss_q(data):
         """Sum of both critics' mean squared errors against one clipped double-Q
-        target [TD3 lines 12-14]."""
+        target [TD3 line 12] [TD3 line 13] [TD3 line 14]."""
         obs, act, rew = data["obs"], data["act"], data["rew"]
         next_obs, done = data["obs2"], data["done"]
         q1_sa, q2_sa = ac.q1(obs, act), ac.q2(obs, act)
@@ -370,7 +375,7 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     test_env.reset(seed=seed + 1)
     test_env.action_space.seed(seed + 1)
     ep_ret, ep_len = 0.0, 0
-    q_updates = 0   # Q steps so far, over all update phases: the j of [TD3 line 15]
+    q_updates = 0   # Q steps so far, over all update phases: the j of [TD3 line 2] and [TD3 line 15]
 
     # Small networks and batches of 100 run fastest on one thread; torch_threads
     # puts the caller's setting back, and the environments are closed, when
@@ -384,7 +389,7 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     a = np.random.uniform(-1.0, 1.0, size=act_dim).astype(np.float32)
                 else:
                     a = policy_action(obs, explore=True)
-                # [TD3 lines 5-6]
+                # [TD3 line 5] [TD3 line 6] env units in, terminated/truncated out
                 next_obs, rew, terminated, truncated, _ = env.step(to_env(a))
                 ep_ret += rew
                 ep_len += 1
@@ -398,13 +403,13 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     obs, _ = env.reset()
                     ep_ret, ep_len = 0.0, 0
 
-                # [TD3 lines 9-11] update_every Q steps every update_every env steps
+                # [TD3 line 9] [TD3 line 10] update_every Q steps every update_every env steps
                 if t >= update_after and t % update_every == 0:
                     for _ in range(update_every):
-                        update(replay_buffer.sample_batch(batch_size), q_updates)
-                        q_updates += 1
+                        update(replay_buffer.sample_batch(batch_size), q_updates)  # [TD3 line 11]
+                        q_updates += 1   # [TD3 line 18]
 
-            # ---- End of epoch: save, test, log ----
+            # ---- End of epoch: save, test, log ---- [TD3 line 19]
             # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
             logger.save_epoch_state({"env": env}, epoch, save_freq)
             run_test_episodes()
