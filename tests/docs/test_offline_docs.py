@@ -1,8 +1,10 @@
 """The built HTML docs work offline: no page loads a script or a stylesheet from the network.
 
-The docs are built once (``sphinx-build -b html -q``) into a temporary folder; every page's
-``<script src>`` and ``<link href>`` must be a relative path to a file that exists in the build,
-and pages with math must load the MathJax copied into ``_static/mathjax``.
+The docs are built once (``sphinx-build -b html -q``) into a temporary folder, or read from an
+existing build when ``SPINUP_DOCS_HTML`` names its folder. Every page's ``<script src>`` and
+``<link href>`` must be a relative path (scripts: to a file that exists in the build), and
+pages with math must load the MathJax copied into ``_static/mathjax``. Notebooks are not
+executed for this build (``nb_execution_mode=off``): what matters here is the page template.
 """
 import os
 import subprocess
@@ -51,10 +53,14 @@ def _is_remote(url):
 
 @pytest.fixture(scope="module")
 def built_pages(tmp_path_factory):
-    out = tmp_path_factory.mktemp("html")
-    proc = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "docs", str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, f"sphinx-build failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    out = os.environ.get("SPINUP_DOCS_HTML")
+    if not out:
+        out = str(tmp_path_factory.mktemp("html"))
+        proc = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q",
+                               "-D", "nb_execution_mode=off", "docs", out],
+                              cwd=ROOT, capture_output=True, text=True, timeout=900)
+        assert proc.returncode == 0, (f"sphinx-build failed:\n{proc.stdout[-3000:]}\n"
+                                      f"{proc.stderr[-3000:]}")
     pages = {}
     for folder, _, files in os.walk(out):
         for name in files:
