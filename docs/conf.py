@@ -56,8 +56,9 @@ def _copy_mathjax(app, exception):
     if exception is not None or app.builder.format != "html":
         return
     import shutil
-    shutil.copytree(_MATHJAX_ES5, os.path.join(app.outdir, "_static", "mathjax"), dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("*svg*", "mml-*", "*-full*.js", "latest.js", "node-main.js"))
+    skip = shutil.ignore_patterns("*svg*", "mml-*", "*-full*.js", "latest.js", "node-main.js")
+    shutil.copytree(_MATHJAX_ES5, os.path.join(app.outdir, "_static", "mathjax"),
+                    dirs_exist_ok=True, ignore=skip)
 
 
 def setup(app):
