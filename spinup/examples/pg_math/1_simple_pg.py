@@ -127,7 +127,8 @@ def train(env_name="CartPole-v1", hidden_sizes=[32], lr=1e-2, epochs=50, batch_s
 def main(argv=None):
     """Command line: ``--env`` (or ``--env_name``), ``--lr``, ``--epochs``,
     ``--batch_size``, ``--seed``."""
-    cli = argparse.ArgumentParser(description="the simplest policy gradient on a discrete-action task")
+    cli = argparse.ArgumentParser(
+        description="the simplest policy gradient on a discrete-action task")
     cli.add_argument("--env_name", "--env", default="CartPole-v1")
     cli.add_argument("--lr", type=float, default=1e-2)
     cli.add_argument("--epochs", type=int, default=50)

@@ -8,7 +8,8 @@ This is ``1_simple_pg.py`` with one change of weight. An action a_t cannot influ
 rewards collected before time t, so those terms only add noise to the estimate; dropping
 them leaves the expectation unchanged:
 
-    grad J(theta) = E_tau[ sum_t grad log pi_theta(a_t | s_t) * (r_t + r_{t+1} + ... + r_{T-1}) ].
+    grad J(theta) = E_tau[ sum_t grad log pi_theta(a_t | s_t)
+                                 * (r_t + r_{t+1} + ... + r_{T-1}) ].
 
 The sum in brackets is the (undiscounted) reward-to-go from step t.
 
@@ -17,8 +18,8 @@ steps are stored, then takes a single Adam step on the surrogate
 
     L(theta) = - mean over stored steps t of [ log pi_theta(a_t | s_t) * w_t ]
 
-with w_t = the reward-to-go of step t within its episode. L is no measure of how well the policy does (it can rise while returns
-improve): it is built so that its gradient, on fresh data from the current policy, is
+with w_t = the reward-to-go of step t within its episode. L is no measure of how well
+the policy does (it can rise while returns improve): it is built so that its gradient, on fresh data from the current policy, is
 minus a sample estimate of grad J. Works for any gymnasium task with a Box observation
 space and a Discrete action space.
 
@@ -128,7 +129,8 @@ def train(env_name="CartPole-v1", hidden_sizes=[32], lr=1e-2, epochs=50, batch_s
 def main(argv=None):
     """Command line: ``--env`` (or ``--env_name``), ``--lr``, ``--epochs``,
     ``--batch_size``, ``--seed``."""
-    cli = argparse.ArgumentParser(description="the reward-to-go policy gradient on a discrete-action task")
+    cli = argparse.ArgumentParser(
+        description="the reward-to-go policy gradient on a discrete-action task")
     cli.add_argument("--env_name", "--env", default="CartPole-v1")
     cli.add_argument("--lr", type=float, default=1e-2)
     cli.add_argument("--epochs", type=int, default=50)
