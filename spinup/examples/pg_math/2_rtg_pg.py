@@ -19,8 +19,8 @@ steps are stored, then takes a single Adam step on the surrogate
     L(theta) = - mean over stored steps t of [ log pi_theta(a_t | s_t) * w_t ]
 
 with w_t = the reward-to-go of step t within its episode. L is no measure of how well
-the policy does (it can rise while returns improve): it is built so that its gradient, on fresh data from the current policy, is
-minus a sample estimate of grad J. Works for any gymnasium task with a Box observation
+the policy does (it can rise while returns improve): it is built so that its gradient,
+on fresh data from the current policy, is minus a sample estimate of grad J. Works for any gymnasium task with a Box observation
 space and a Discrete action space.
 
 Background: Spinning Up's "Intro to Policy Optimization", part 3
