@@ -20,8 +20,8 @@ steps are stored, then takes a single Adam step on the surrogate
 
 with w_t = the reward-to-go of step t within its episode. L is no measure of how well
 the policy does (it can rise while returns improve): it is built so that its gradient,
-on fresh data from the current policy, is minus a sample estimate of grad J. Works for any gymnasium task with a Box observation
-space and a Discrete action space.
+on fresh data from the current policy, is minus a sample estimate of grad J. Works for
+any gymnasium task with a Box observation space and a Discrete action space.
 
 Background: Spinning Up's "Intro to Policy Optimization", part 3
 (https://spinningup.openai.com/en/latest/spinningup/rl_intro3.html).
