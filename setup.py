@@ -36,7 +36,9 @@ setup(
     ],
     extras_require={
         "test": ["pytest>=7", "pytest-timeout>=2.1", "gymnasium[mujoco]>=1.0",
-                 "moviepy>=1.0.0", "pygame-ce>=2.1.3", "tensorboard>=2.10"],
+                 "moviepy>=1.0.0", "pygame-ce>=2.1.3", "tensorboard>=2.10",
+                 # tests/docs/test_offline_docs.py builds the docs
+                 "sphinx>=7", "sphinx-rtd-theme>=2.0", "django-static-mathjax>=3.2.2"],
         # --tensorboard: torch.utils.tensorboard needs the tensorboard package.
         "tensorboard": ["tensorboard>=2.10"],
         # test_policy --video: gymnasium's RecordVideo writes MP4s with moviepy;
@@ -44,7 +46,9 @@ setup(
         "video": ["moviepy>=1.0.0", "pygame-ce>=2.1.3"],
         "mujoco": ["gymnasium[mujoco]>=1.0"],
         "box2d": ["gymnasium[box2d]>=1.0"],
-        "docs": ["sphinx>=7", "sphinx-rtd-theme>=2.0"],
+        # django-static-mathjax ships MathJax 3; docs/conf.py copies it next to the pages so
+        # math renders without the network (it needs no Django).
+        "docs": ["sphinx>=7", "sphinx-rtd-theme>=2.0", "django-static-mathjax>=3.2.2"],
         # benchmarks/time_to_threshold.py; tianshou pins pandas<3 and deepdiff<8 in its metadata
         # but runs with newer ones: `pip install --no-deps tianshou` if pip wants to downgrade.
         "bench": ["stable-baselines3>=2.3", "tianshou>=2.0"],

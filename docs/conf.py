@@ -7,7 +7,9 @@ from spinup.version import __version__  # noqa: E402
 
 project = "spinup"
 author = "spinup developers"
-copyright = "2026, spinup developers (docs text adapted from OpenAI Spinning Up, MIT)"
+copyright = "2026, spinup developers"
+# The text is this project's own. Pages that use ideas from OpenAI's Spinning Up docs
+# (https://spinningup.openai.com) cite them as a reference.
 version = release = __version__
 
 extensions = [
@@ -32,3 +34,32 @@ try:
 except ImportError:
     html_theme = "alabaster"
 html_static_path = []
+
+# Math renders offline. MathJax 3 comes from the pip package django-static-mathjax (import
+# name ``mathjax``, in the ``docs`` extra); the parts the pages need are copied into
+# _static/mathjax, so no page loads a script from the network.
+try:
+    import mathjax as _mathjax_pkg
+except ImportError as exc:
+    raise RuntimeError("spinup docs: MathJax is missing; run pip install -e '.[docs]' "
+                       "(it brings django-static-mathjax)") from exc
+_MATHJAX_ES5 = os.path.join(os.path.dirname(_mathjax_pkg.__file__), "static", "mathjax", "es5")
+mathjax_path = "mathjax/tex-mml-chtml.js"
+
+
+def _copy_mathjax(app, exception):
+    """Copy MathJax's browser build into _static/mathjax once the HTML pages are written.
+
+    Left out: the SVG output, the combined ``*-full`` and MathML-only bundles, the node entry
+    point and ``latest.js`` (a loader that fetches MathJax from a CDN).
+    """
+    if exception is not None or app.builder.format != "html":
+        return
+    import shutil
+    skip = shutil.ignore_patterns("*svg*", "mml-*", "*-full*.js", "latest.js", "node-main.js")
+    shutil.copytree(_MATHJAX_ES5, os.path.join(app.outdir, "_static", "mathjax"),
+                    dirs_exist_ok=True, ignore=skip)
+
+
+def setup(app):
+    app.connect("build-finished", _copy_mathjax)

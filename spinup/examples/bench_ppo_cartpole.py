@@ -1,9 +1,10 @@
-"""The docs' ExperimentGrid example: PPO on CartPole-v1 over hidden sizes and activations.
+"""ExperimentGrid in practice: PPO on CartPole-v1 over network shapes and activations.
 
     python -m spinup.examples.bench_ppo_cartpole --cpu 2 --num_runs 3
 
-Runs 2 network shapes x 2 activations x ``num_runs`` seeds (in series), each
-with ``--cpu`` MPI processes; then plot with
+The grid below has four variants (hidden sizes (32,) or (64, 64), times tanh or ReLU),
+each trained with ``--num_runs`` seeds; the runs go one after another, each on ``--cpu``
+MPI processes. Compare them afterwards with
 ``python -m spinup.run plot data/ppo-bench --savefig ppo-bench.png``.
 """
 import argparse
@@ -11,22 +12,28 @@ import argparse
 import torch
 
 from spinup import ppo
-from spinup.utils.run_utils import ExperimentGrid
+from spinup.utils import run_utils
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--cpu", type=int, default=4)
-    parser.add_argument("--num_runs", type=int, default=3)
-    parser.add_argument("--epochs", type=int, default=10)
-    parser.add_argument("--steps_per_epoch", type=int, default=4000)
-    parser.add_argument("--data_dir", type=str, default=None)
-    args = parser.parse_args()
 
-    eg = ExperimentGrid(name="ppo-bench")
-    eg.add("env_name", "CartPole-v1", "", True)
-    eg.add("seed", [10 * i for i in range(args.num_runs)])
-    eg.add("epochs", args.epochs)
-    eg.add("steps_per_epoch", args.steps_per_epoch)
-    eg.add("ac_kwargs:hidden_sizes", [(32,), (64, 64)], "hid")
-    eg.add("ac_kwargs:activation", [torch.nn.Tanh, torch.nn.ReLU], "")
-    eg.run(ppo, num_cpu=args.cpu, data_dir=args.data_dir)
+def main(argv=None):
+    """Parse the flags, build the grid and run every variant with PPO."""
+    cli = argparse.ArgumentParser(description="PPO on CartPole-v1: a small ExperimentGrid")
+    cli.add_argument("--cpu", type=int, default=4, help="MPI processes per run")
+    cli.add_argument("--num_runs", type=int, default=3, help="seeds per variant")
+    cli.add_argument("--epochs", type=int, default=10)
+    cli.add_argument("--steps_per_epoch", type=int, default=4000)
+    cli.add_argument("--data_dir", default=None, help="where the runs go (default: data/)")
+    opts = cli.parse_args(argv)
+
+    grid = run_utils.ExperimentGrid(name="ppo-bench")
+    grid.add("env_name", "CartPole-v1", "", True)  # in the names of the run folders
+    grid.add("seed", [10 * k for k in range(opts.num_runs)])
+    grid.add("epochs", opts.epochs)
+    grid.add("steps_per_epoch", opts.steps_per_epoch)
+    grid.add("ac_kwargs:hidden_sizes", [(32,), (64, 64)], "hid")  # short name: hid
+    grid.add("ac_kwargs:activation", [torch.nn.Tanh, torch.nn.ReLU], "")
+    grid.run(ppo, num_cpu=opts.cpu, data_dir=opts.data_dir)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,127 +1,150 @@
-"""Reward-to-go policy gradient (spec: "Intro to Policy Optimization", part 3).
+"""Reward-to-go policy gradient: each log-probability weighted by the rewards after it.
 
-    python spinup/examples/pg_math/2_rtg_pg.py --env CartPole-v1 --epochs 50
+Run it with::
 
-Same as ``1_simple_pg.py`` except that each log-probability is weighted by the
-reward-to-go from that step instead of the whole episode return, since actions
-cannot affect rewards that came before them:
+    python -m spinup.examples.pg_math.2_rtg_pg --env CartPole-v1 --epochs 50
 
-    grad J(pi_theta) = E_tau[ sum_t grad log pi_theta(a_t|s_t) * sum_{t'>=t} r_t' ].
+This is ``1_simple_pg.py`` with one change of weight. An action a_t cannot influence
+rewards collected before time t, so those terms only add noise to the estimate; dropping
+them leaves the expectation unchanged:
+
+    grad J(theta) = E_tau[ sum_t grad log pi_theta(a_t | s_t)
+                                 * (r_t + r_{t+1} + ... + r_{T-1}) ].
+
+The sum in brackets is the (undiscounted) reward-to-go from step t.
+
+Every epoch plays whole episodes with the current policy until more than ``batch_size``
+steps are stored, then takes a single Adam step on the surrogate
+
+    L(theta) = - mean over stored steps t of [ log pi_theta(a_t | s_t) * w_t ]
+
+with w_t = the reward-to-go of step t within its episode. L is no measure of how well
+the policy does (it can rise while returns improve): it is built so that its gradient,
+on fresh data from the current policy, is minus a sample estimate of grad J. Works for
+any gymnasium task with a Box observation space and a Discrete action space.
+
+Background: Spinning Up's "Intro to Policy Optimization", part 3
+(https://spinningup.openai.com/en/latest/spinningup/rl_intro3.html).
 """
 import argparse
+import sys
 
 import gymnasium as gym
 import numpy as np
 import torch
-import torch.nn as nn
-from torch.distributions.categorical import Categorical
-from torch.optim import Adam
+from torch import nn
 
 
 def mlp(sizes, activation=nn.Tanh, output_activation=nn.Identity):
-    """Build a feedforward neural network."""
-    layers = []
-    for j in range(len(sizes) - 1):
-        act = activation if j < len(sizes) - 2 else output_activation
-        layers += [nn.Linear(sizes[j], sizes[j + 1]), act()]
-    return nn.Sequential(*layers)
+    """Fully connected network whose layer widths are ``sizes`` (input first, output
+    last); ``activation`` after each hidden layer, ``output_activation`` at the end."""
+    widths = list(zip(sizes[:-1], sizes[1:]))
+    net = nn.Sequential()
+    for i, (n_in, n_out) in enumerate(widths):
+        net.append(nn.Linear(n_in, n_out))
+        net.append(output_activation() if i == len(widths) - 1 else activation())
+    return net
 
 
 def reward_to_go(rews):
-    """Undiscounted reward-to-go: ``rtgs[i] = rews[i] + rews[i+1] + ...``."""
-    n = len(rews)
-    rtgs = np.zeros_like(rews, dtype=np.float64)
-    for i in reversed(range(n)):
-        rtgs[i] = rews[i] + (rtgs[i + 1] if i + 1 < n else 0)
-    return rtgs
+    """Undiscounted reward-to-go of every step of one episode.
+
+    Args:
+        rews (list of float): the episode's rewards r_0 ... r_{T-1}.
+
+    Returns:
+        numpy array [T]: entry t is ``rews[t] + rews[t+1] + ... + rews[T-1]``.
+    """
+    backwards = np.cumsum(np.asarray(rews, dtype=np.float64)[::-1])
+    return backwards[::-1].copy()
 
 
 def train(env_name="CartPole-v1", hidden_sizes=[32], lr=1e-2, epochs=50, batch_size=5000,
           seed=0):
-    """Train a categorical MLP policy with the reward-to-go policy gradient; return the
-    list of mean episode returns, one per epoch."""
+    """Train a categorical MLP policy with the reward-to-go policy gradient.
+
+    Args:
+        env_name (str): gymnasium id; Box observations and Discrete actions only.
+        hidden_sizes (list of int): widths of the policy's hidden layers (tanh).
+        lr (float): Adam learning rate.
+        epochs (int): number of policy updates.
+        batch_size (int): an epoch stops at the first episode end past this many steps.
+        seed (int): seeds torch and the first reset of the environment.
+
+    Returns:
+        list of float: the mean episode return of each epoch's batch.
+
+    Raises:
+        ValueError: if the environment's spaces are not Box and Discrete.
+    """
     torch.manual_seed(seed)
     env = gym.make(env_name)
-    assert isinstance(env.observation_space, gym.spaces.Box), \
-        "This example only works for envs with continuous state spaces."
-    assert isinstance(env.action_space, gym.spaces.Discrete), \
-        "This example only works for envs with discrete action spaces."
-    obs_dim = env.observation_space.shape[0]
-    n_acts = env.action_space.n
+    if not (isinstance(env.observation_space, gym.spaces.Box)
+            and isinstance(env.action_space, gym.spaces.Discrete)):
+        raise ValueError(f"2_rtg_pg: {env_name} needs a Box observation space and a Discrete "
+                         f"action space, not {type(env.observation_space).__name__} and "
+                         f"{type(env.action_space).__name__}")
+    logits_net = mlp([env.observation_space.shape[0], *hidden_sizes, int(env.action_space.n)])
+    opt = torch.optim.Adam(logits_net.parameters(), lr=lr)
 
-    # make core of policy network
-    logits_net = mlp(sizes=[obs_dim] + hidden_sizes + [n_acts])
+    def policy(obs):
+        """pi_theta(. | s): a Categorical over the actions, from the network's logits."""
+        return torch.distributions.Categorical(logits=logits_net(obs))
 
-    # make function to compute action distribution
-    def get_policy(obs):
-        return Categorical(logits=logits_net(obs))
-
-    # make action selection function (outputs int actions, sampled from policy)
-    def get_action(obs):
-        with torch.no_grad():
-            return get_policy(obs).sample().item()
-
-    # make loss function whose gradient, for the right data, is policy gradient
-    def compute_loss(obs, act, weights):
-        logp = get_policy(obs).log_prob(act)
-        return -(logp * weights).mean()
-
-    # make optimizer
-    optimizer = Adam(logits_net.parameters(), lr=lr)
-
-    # for training policy
-    def train_one_epoch(first_reset_seed=None):
-        batch_obs, batch_acts, batch_weights = [], [], []  # for reward-to-go weighting
-        batch_rets, batch_lens = [], []                     # for measuring episode returns
-        obs, _ = env.reset(seed=first_reset_seed)
-        ep_rews = []
-        # collect experience by acting in the environment with current policy
-        while True:
-            batch_obs.append(obs.copy())
-            act = get_action(torch.as_tensor(obs, dtype=torch.float32))
-            obs, rew, terminated, truncated, _ = env.step(act)
-            batch_acts.append(act)
-            ep_rews.append(rew)
-            if terminated or truncated:
-                # if episode is over, record info about episode
-                ep_ret, ep_len = sum(ep_rews), len(ep_rews)
-                batch_rets.append(ep_ret)
-                batch_lens.append(ep_len)
-                # the weight for each logprob(a_t|s_t) is reward-to-go from t
-                batch_weights += list(reward_to_go(ep_rews))
-                obs, _ = env.reset()
-                ep_rews = []
-                # end experience loop if we have enough of it
-                if len(batch_obs) > batch_size:
-                    break
-
-        # take a single policy gradient update step
-        optimizer.zero_grad()
-        batch_loss = compute_loss(obs=torch.as_tensor(np.array(batch_obs), dtype=torch.float32),
-                                  act=torch.as_tensor(batch_acts, dtype=torch.int64),
-                                  weights=torch.as_tensor(batch_weights, dtype=torch.float32))
-        batch_loss.backward()
-        optimizer.step()
-        return batch_loss, batch_rets, batch_lens
-
-    # training loop
     history = []
-    for i in range(epochs):
-        batch_loss, batch_rets, batch_lens = train_one_epoch(seed if i == 0 else None)
-        print("epoch: %3d \t loss: %.3f \t return: %.3f \t ep_len: %.3f"
-              % (i, batch_loss.item(), np.mean(batch_rets), np.mean(batch_lens)))
-        history.append(float(np.mean(batch_rets)))
+    for epoch in range(epochs):
+        # Roll out whole episodes; one row per step in each list.
+        obs_rows, act_rows, w_rows = [], [], []
+        ep_returns, ep_lengths, ep_rews = [], [], []
+        obs, _ = env.reset(seed=seed if epoch == 0 else None)
+        while True:
+            obs_rows.append(np.asarray(obs, dtype=np.float32))
+            with torch.no_grad():  # acting needs no gradient
+                act = policy(torch.from_numpy(obs_rows[-1])).sample().item()
+            obs, rew, terminated, truncated, _ = env.step(act)
+            act_rows.append(act)
+            ep_rews.append(float(rew))
+            if not (terminated or truncated):
+                continue
+            w_rows.extend(reward_to_go(ep_rews))
+            ep_returns.append(sum(ep_rews))
+            ep_lengths.append(len(ep_rews))
+            (obs, _), ep_rews = env.reset(), []
+            if len(obs_rows) > batch_size:
+                break
+
+        # One gradient step on the surrogate L(theta).
+        logp = policy(torch.from_numpy(np.stack(obs_rows))).log_prob(torch.tensor(act_rows))
+        surrogate = -(logp * torch.tensor(w_rows, dtype=torch.float32)).mean()
+        opt.zero_grad()
+        surrogate.backward()
+        opt.step()
+
+        history.append(float(np.mean(ep_returns)))
+        print(f"epoch {epoch:3d}   surrogate {surrogate.item():9.3f}   "
+              f"mean return {history[-1]:8.2f}   mean length {np.mean(ep_lengths):7.1f}")
     return history
 
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--env_name", "--env", type=str, default="CartPole-v1")
-    parser.add_argument("--lr", type=float, default=1e-2)
-    parser.add_argument("--epochs", type=int, default=50)
-    parser.add_argument("--batch_size", type=int, default=5000)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    print("\nUsing reward-to-go formulation of policy gradient.\n")
-    train(env_name=args.env_name, lr=args.lr, epochs=args.epochs, batch_size=args.batch_size,
-          seed=args.seed)
+def main(argv=None):
+    """Command line: ``--env`` (or ``--env_name``), ``--lr``, ``--epochs``,
+    ``--batch_size``, ``--seed``."""
+    cli = argparse.ArgumentParser(
+        description="the reward-to-go policy gradient on a discrete-action task")
+    cli.add_argument("--env_name", "--env", default="CartPole-v1")
+    cli.add_argument("--lr", type=float, default=1e-2)
+    cli.add_argument("--epochs", type=int, default=50)
+    cli.add_argument("--batch_size", type=int, default=5000)
+    cli.add_argument("--seed", type=int, default=0)
+    opts = cli.parse_args(argv)
+    print("Reward-to-go policy gradient: each step is weighted by the rewards from it onwards.\n")
+    try:
+        train(env_name=opts.env_name, lr=opts.lr, epochs=opts.epochs,
+              batch_size=opts.batch_size, seed=opts.seed)
+    except (ValueError, gym.error.Error) as exc:  # wrong or unknown environment
+        print(f"{cli.prog}: error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+if __name__ == '__main__':
+    main()

@@ -1,12 +1,13 @@
-"""Exercise 1.1: Diagonal Gaussian Likelihood.
+"""Exercise 1.1: the log-likelihood of a diagonal Gaussian.
 
-Write a function that takes in PyTorch Tensors for the means and log stds of a batch
-of diagonal Gaussian distributions, along with a PyTorch Tensor for (previously
-generated) samples from those distributions, and returns a Tensor containing the log
-likelihoods of those samples. This is tensor-based, so don't use
-``torch.distributions`` (the checker compares against it).
+A Gaussian policy for continuous actions needs log pi(a|s), and with a diagonal
+covariance that is a sum over action dimensions of one-dimensional terms. Fill in
+``gaussian_likelihood`` below so that, given sampled points ``x``, means ``mu`` and log
+standard deviations ``log_std`` (all PyTorch tensors), it returns one log-likelihood per
+row of ``x``. Build it from tensor operations yourself: ``torch.distributions`` is what
+the checker compares your answer with, so using it would teach you nothing.
 
-Run this file to check your work::
+Check your answer with::
 
     python -m spinup.exercises.problem_set_1.exercise1_1
 """
@@ -37,15 +38,21 @@ def gaussian_likelihood(x, mu, log_std):
     return None
 
 
-if __name__ == "__main__":
+def main(argv=None):
+    """Check ``gaussian_likelihood`` (or, with ``--use_soln``, the solution's) and exit
+    with 0 when it is right, 1 when it is not."""
     from spinup.exercises.checks import check_exercise1_1
     from spinup.exercises.common import finish
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--use_soln", action="store_true",
-                        help="check the reference solution instead of your code")
-    args = parser.parse_args()
-    if args.use_soln:
-        from spinup.exercises.problem_set_1_solutions.exercise1_1_soln import (
-            gaussian_likelihood)
-    correct, _ = check_exercise1_1(gaussian_likelihood)  # prints what failed
+    cli = argparse.ArgumentParser(description="Exercise 1.1: check gaussian_likelihood")
+    cli.add_argument("--use_soln", action="store_true",
+                     help="check the reference solution instead of your code")
+    chosen = gaussian_likelihood
+    if cli.parse_args(argv).use_soln:
+        from spinup.exercises.problem_set_1_solutions import exercise1_1_soln
+        chosen = exercise1_1_soln.gaussian_likelihood
+    correct, _ = check_exercise1_1(chosen)  # prints what failed
     finish(correct)
+
+
+if __name__ == '__main__':
+    main()

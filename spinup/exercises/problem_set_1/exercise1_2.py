@@ -1,18 +1,19 @@
-"""Exercise 1.2: PPO Gaussian Policy.
+"""Exercise 1.2: the Gaussian policy network of PPO.
 
-Implement an MLP diagonal Gaussian policy for PPO: the helper ``mlp``, the
-``sample`` method of ``DiagonalGaussianDistribution`` and the ``MLPGaussianActor``
-class. Find "YOUR CODE HERE" to begin.
+PPO on a continuous-action task samples actions from a diagonal Gaussian whose mean comes
+from a neural network and whose log standard deviation is a learned vector shared by all
+states. Three pieces are missing below, each marked "YOUR CODE HERE": the layer builder
+``mlp``, ``DiagonalGaussianDistribution.sample``, and the ``MLPGaussianActor`` module.
 
-Run this file to check your work::
+Grade your answer with::
 
     python -m spinup.exercises.problem_set_1.exercise1_2
 
-It first checks the pieces on random inputs (seconds), then trains our PPO with your
-policy for 20 epochs of 4000 steps on InvertedPendulum-v5. Success: the average
-return over the last 5 epochs is above 500, or one of them reaches 1000 (the maximum).
-``--epochs`` / ``--steps_per_epoch`` shrink the run (the verdict then only tells you
-the code runs); ``--use_soln`` checks the reference solution instead.
+Quick checks on random inputs come first (a few seconds). If they pass, our PPO trains
+your policy on InvertedPendulum-v5 for 20 epochs of 4000 steps; you pass when the last 5
+epochs average a return above 500 or one of them hits 1000, the task's ceiling.
+``--epochs`` and ``--steps_per_epoch`` make the run shorter (then the verdict only shows
+that the code runs), and ``--use_soln`` grades the reference answer instead.
 """
 import numpy as np
 import torch

@@ -1,36 +1,34 @@
-"""Exercise 1.3: TD3 Computation.
+"""Exercise 1.3: the computations at the heart of TD3.
 
-As starter code you are given the entirety of the TD3 algorithm except for its core
-computations: target policy smoothing, the clipped double-Q target, the Q- and policy
-losses and the delayed policy update. Find "YOUR CODE HERE" to begin (five small
-functions right below). The pseudocode is on the TD3 page of the docs.
+Everything TD3 needs is here already (replay buffer, networks, optimizers, the loop over
+environment steps) except five small pieces: target policy smoothing, the clipped
+double-Q target, the two losses and the timing of the delayed policy update. Each is a
+function below marked "YOUR CODE HERE"; the TD3 page of the docs has the pseudocode and
+the `[TD3 line N]` numbers the solution refers to.
 
-Run this file to check the functions and then train::
+Running the file checks the five functions on random tensors (a few seconds) and, if
+they pass, trains TD3 with them::
 
     python -m spinup.exercises.problem_set_1.exercise1_3 --env HalfCheetah-v5
 
-The functions are checked on random inputs first (seconds). Then TD3 trains with small
-networks (hidden sizes [128, 128]), episodes capped at 150 steps, for 10 epochs:
-evaluate your code on HalfCheetah-v5, InvertedPendulum-v5 and one other MuJoCo env
-of your choosing. ``--use_soln`` runs spinup's TD3 instead of yours. Anecdotally,
-within 10 epochs the test score in HalfCheetah should go over 300, and the score in
-InvertedPendulum should max out at 150.
+The training run is deliberately small: networks with hidden sizes [128, 128], episodes
+cut at 150 steps, 10 epochs. Try HalfCheetah-v5, InvertedPendulum-v5 and a MuJoCo task of
+your own choice. ``--use_soln`` trains spinup's own TD3 for comparison. As a rough guide
+(not a guarantee), after 10 epochs HalfCheetah's test return tends to exceed 300, and
+InvertedPendulum tends to reach its ceiling of 150 (one point per step survived).
 """
 import time
 from copy import deepcopy
 
 import numpy as np
 import torch
-from torch.optim import Adam
 
-from spinup.utils.logx import EpochLogger
+from spinup.utils import logx
 
 
-"""
-
-Exercise 1.3: TD3 computations
-
-"""
+# ------------------------------------------------------------------------------------
+# The five holes: fill these in.
+# ------------------------------------------------------------------------------------
 
 
 def target_actions(pi_targ, target_noise, noise_clip):
@@ -126,178 +124,158 @@ def policy_update_due(timer, policy_delay):
     pass
 
 
-"""
-
-The rest of TD3 (given: no need to edit below here).
-
-"""
+# ------------------------------------------------------------------------------------
+# The given part of TD3: nothing to edit below this line.
+# ------------------------------------------------------------------------------------
 
 
 class ReplayBuffer:
-    """A simple FIFO experience replay buffer for TD3 agents."""
+    """Fixed-size store of transitions; once full, the oldest row is overwritten.
+
+    Args:
+        obs_dim (int), act_dim (int): sizes of one observation and one action.
+        size (int): how many transitions it holds.
+    """
+
+    FIELDS = ("obs", "act", "rew", "obs2", "done")
 
     def __init__(self, obs_dim, act_dim, size):
-        self.obs_buf = np.zeros((size, obs_dim), dtype=np.float32)
-        self.obs2_buf = np.zeros((size, obs_dim), dtype=np.float32)
-        self.act_buf = np.zeros((size, act_dim), dtype=np.float32)
-        self.rew_buf = np.zeros(size, dtype=np.float32)
-        self.done_buf = np.zeros(size, dtype=np.float32)
-        self.ptr, self.size, self.max_size = 0, 0, size
+        widths = dict(obs=(obs_dim,), act=(act_dim,), rew=(), obs2=(obs_dim,), done=())
+        self.arrays = {key: np.zeros((size,) + widths[key], np.float32) for key in self.FIELDS}
+        self.capacity, self.filled, self.cursor = size, 0, 0
 
     def store(self, obs, act, rew, next_obs, done):
-        self.obs_buf[self.ptr] = obs
-        self.obs2_buf[self.ptr] = next_obs
-        self.act_buf[self.ptr] = act
-        self.rew_buf[self.ptr] = rew
-        self.done_buf[self.ptr] = done
-        self.ptr = (self.ptr + 1) % self.max_size
-        self.size = min(self.size + 1, self.max_size)
+        """Write one transition (``done`` is 1.0 only for a true terminal state)."""
+        for key, value in zip(self.FIELDS, (obs, act, rew, next_obs, done)):
+            self.arrays[key][self.cursor] = value
+        self.cursor = (self.cursor + 1) % self.capacity
+        self.filled = min(self.capacity, self.filled + 1)
 
     def sample_batch(self, batch_size=32):
-        idxs = np.random.randint(0, self.size, size=batch_size)
-        batch = dict(obs=self.obs_buf[idxs], obs2=self.obs2_buf[idxs], act=self.act_buf[idxs],
-                     rew=self.rew_buf[idxs], done=self.done_buf[idxs])
-        return {k: torch.as_tensor(v, dtype=torch.float32) for k, v in batch.items()}
+        """``batch_size`` rows drawn uniformly with replacement, as float32 tensors."""
+        rows = np.random.randint(self.filled, size=batch_size)
+        return {key: torch.from_numpy(arr[rows]) for key, arr in self.arrays.items()}
 
 
-def td3(env_fn, actor_critic=None, ac_kwargs=dict(), seed=0, steps_per_epoch=4000, epochs=100,
-        replay_size=int(1e6), gamma=0.99, polyak=0.995, pi_lr=1e-3, q_lr=1e-3, batch_size=100,
-        start_steps=10000, update_after=1000, update_every=50, act_noise=0.1, target_noise=0.2,
-        noise_clip=0.5, policy_delay=2, num_test_episodes=10, max_ep_len=1000,
-        logger_kwargs=dict(), save_freq=1):
-    """TD3 with the computations above; arguments as in ``spinup.td3`` (see its
-    docstring). ``actor_critic`` defaults to ``spinup.algos.td3.core.MLPActorCritic``:
-    ``pi(obs)`` gives actions in [-1, 1], ``q1(obs, act)`` and ``q2(obs, act)`` give
-    [batch] Q-values."""
+def td3(env_fn, actor_critic=None, ac_kwargs=dict(), seed=0,
+        steps_per_epoch=4000, epochs=100, replay_size=int(1e6), gamma=0.99,
+        polyak=0.995, pi_lr=1e-3, q_lr=1e-3, batch_size=100, start_steps=10000,
+        update_after=1000, update_every=50, act_noise=0.1, target_noise=0.2,
+        noise_clip=0.5, policy_delay=2, num_test_episodes=10,
+        max_ep_len=1000, logger_kwargs=dict(), save_freq=1):
+    """TD3 built on the five functions above; the arguments mean what they mean for
+    ``spinup.td3`` (see its docstring). ``actor_critic`` defaults to
+    ``spinup.algos.td3.core.MLPActorCritic``, whose ``pi(obs)`` returns actions in [-1, 1]
+    and whose ``q1(obs, act)``, ``q2(obs, act)`` return Q-values of shape [batch].
+    Returns the trained actor-critic."""
     if actor_critic is None:
         from spinup.algos.td3.core import MLPActorCritic as actor_critic
 
-    logger = EpochLogger(**logger_kwargs)
-    logger.save_config(locals())
-    torch.set_num_threads(1)  # small-batch updates are fastest on one thread
+    epoch_log = logx.EpochLogger(**logger_kwargs)
+    epoch_log.save_config(locals())
+    torch.set_num_threads(1)  # the batches are small: one thread is quickest
     torch.manual_seed(seed)
     np.random.seed(seed)
 
-    env, test_env = env_fn(), env_fn()
-    obs_dim = env.observation_space.shape[0]
-    act_dim = env.action_space.shape[0]
-    # The policy acts in [-1, 1]; the env wants [low, high].
-    low, high = env.action_space.low, env.action_space.high
-    act_scale, act_bias = (high - low) / 2, (high + low) / 2
+    env, eval_env = env_fn(), env_fn()
+    n_obs, n_act = env.observation_space.shape[0], env.action_space.shape[0]
+    # The networks work in [-1, 1]; map their actions onto the env's [low, high].
+    mid = (env.action_space.high + env.action_space.low) / 2
+    half_width = (env.action_space.high - env.action_space.low) / 2
 
-    # Create actor-critic module and target networks
     ac = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
-    ac_targ = deepcopy(ac)
-    for p in ac_targ.parameters():
-        p.requires_grad = False
-    q_params = list(ac.q1.parameters()) + list(ac.q2.parameters())
+    ac_targ = deepcopy(ac).requires_grad_(False)  # moved only by polyak averaging
+    critic_params = [*ac.q1.parameters(), *ac.q2.parameters()]
+    pi_opt = torch.optim.Adam(ac.pi.parameters(), lr=pi_lr)
+    q_opt = torch.optim.Adam(critic_params, lr=q_lr)
+    buffer = ReplayBuffer(n_obs, n_act, replay_size)
 
-    replay_buffer = ReplayBuffer(obs_dim=obs_dim, act_dim=act_dim, size=replay_size)
-
-    def compute_loss_q(data):
-        o, a, r, o2, d = data["obs"], data["act"], data["rew"], data["obs2"], data["done"]
-        q1 = ac.q1(o, a)
-        q2 = ac.q2(o, a)
+    def critic_step(batch):
+        q1 = ac.q1(batch["obs"], batch["act"])
+        q2 = ac.q2(batch["obs"], batch["act"])
         with torch.no_grad():
-            a2 = target_actions(ac_targ.pi(o2), target_noise, noise_clip)
-            backup = bellman_backup(r, d, ac_targ.q1(o2, a2), ac_targ.q2(o2, a2), gamma)
-        loss_info = dict(Q1Vals=q1.detach().numpy(), Q2Vals=q2.detach().numpy())
-        return q_loss(q1, q2, backup), loss_info
+            next_act = target_actions(ac_targ.pi(batch["obs2"]), target_noise, noise_clip)
+            y = bellman_backup(batch["rew"], batch["done"], ac_targ.q1(batch["obs2"], next_act),
+                               ac_targ.q2(batch["obs2"], next_act), gamma)
+        loss = q_loss(q1, q2, y)
+        q_opt.zero_grad()
+        loss.backward()
+        q_opt.step()
+        epoch_log.store(LossQ=loss.item(), Q1Vals=q1.detach().numpy(),
+                        Q2Vals=q2.detach().numpy())
 
-    def compute_loss_pi(data):
-        o = data["obs"]
-        return pi_loss(ac.q1(o, ac.pi(o)))
+    def actor_step(batch):
+        critic_params_frozen(True)  # the policy step must not move the critics
+        loss = pi_loss(ac.q1(batch["obs"], ac.pi(batch["obs"])))
+        pi_opt.zero_grad()
+        loss.backward()
+        pi_opt.step()
+        critic_params_frozen(False)
+        epoch_log.store(LossPi=loss.item())
+        with torch.no_grad():  # targ <- polyak * targ + (1 - polyak) * online
+            for online, targ in zip(ac.parameters(), ac_targ.parameters()):
+                targ.lerp_(online, 1 - polyak)
 
-    pi_optimizer = Adam(ac.pi.parameters(), lr=pi_lr)
-    q_optimizer = Adam(q_params, lr=q_lr)
+    def critic_params_frozen(frozen):
+        for param in critic_params:
+            param.requires_grad_(not frozen)
 
-    def update(data, timer):
-        q_optimizer.zero_grad()
-        loss_q, loss_info = compute_loss_q(data)
-        loss_q.backward()
-        q_optimizer.step()
-        logger.store(LossQ=loss_q.item(), **loss_info)
-
-        if policy_update_due(timer, policy_delay):
-            for p in q_params:  # freeze Q during the policy step
-                p.requires_grad = False
-            pi_optimizer.zero_grad()
-            loss_pi = compute_loss_pi(data)
-            loss_pi.backward()
-            pi_optimizer.step()
-            for p in q_params:
-                p.requires_grad = True
-            logger.store(LossPi=loss_pi.item())
-
-            with torch.no_grad():  # polyak averaging of the target networks
-                for p, p_targ in zip(ac.parameters(), ac_targ.parameters()):
-                    p_targ.mul_(polyak)
-                    p_targ.add_((1 - polyak) * p)
-
-    def get_action(o, noise_scale):
+    def act(obs, noise_scale):
         with torch.no_grad():
-            a = ac.pi(torch.as_tensor(o, dtype=torch.float32)).numpy()
-        a += noise_scale * np.random.randn(act_dim)
-        return np.clip(a, -1.0, 1.0)
+            action = ac.pi(torch.as_tensor(obs, dtype=torch.float32)).numpy()
+        action = action + noise_scale * np.random.randn(n_act)
+        return np.clip(action, -1.0, 1.0)
 
-    def test_agent():
-        for j in range(num_test_episodes):
-            o, _ = test_env.reset()
-            done, ep_ret, ep_len = False, 0, 0
-            while not (done or (ep_len == max_ep_len)):
-                o, r, terminated, truncated, _ = test_env.step(
-                    act_bias + act_scale * get_action(o, 0))
-                done = terminated or truncated
-                ep_ret += r
-                ep_len += 1
-            logger.store(TestEpRet=ep_ret, TestEpLen=ep_len)
+    def evaluate():
+        for _ in range(num_test_episodes):
+            obs, _ = eval_env.reset()
+            ret, length, over = 0.0, 0, False
+            while not over and length < max_ep_len:
+                obs, rew, term, trunc, _ = eval_env.step(mid + half_width * act(obs, 0.0))
+                ret, length, over = ret + rew, length + 1, term or trunc
+            epoch_log.store(TestEpRet=ret, TestEpLen=length)
 
-    total_steps = steps_per_epoch * epochs
-    start_time = time.time()
-    o, _ = env.reset(seed=seed)
+    start = time.time()
+    obs, _ = env.reset(seed=seed)
     env.action_space.seed(seed)
-    test_env.reset(seed=seed + 1)
-    ep_ret, ep_len = 0, 0
-    q_updates = 0  # Q-updates so far, over the whole run: the timer of policy_update_due
+    eval_env.reset(seed=seed + 1)
+    ep_ret, ep_len = 0.0, 0
+    q_updates = 0  # Q-updates over the whole run: the timer policy_update_due reads
 
-    for t in range(total_steps):
-        if t >= start_steps:
-            a = get_action(o, act_noise)
-        else:
-            a = np.random.uniform(-1.0, 1.0, size=act_dim)
+    for step in range(1, steps_per_epoch * epochs + 1):
+        explore = step > start_steps  # before that, uniform random actions
+        action = act(obs, act_noise) if explore else np.random.uniform(-1, 1, n_act)
+        next_obs, rew, term, trunc, _ = env.step(mid + half_width * action)
+        ep_ret, ep_len = ep_ret + rew, ep_len + 1
+        # A time limit is not a terminal state: only `term` stops the bootstrap.
+        buffer.store(obs, action, rew, next_obs, float(term))
+        obs = next_obs
+        if term or trunc or ep_len == max_ep_len:
+            epoch_log.store(EpRet=ep_ret, EpLen=ep_len)
+            (obs, _), ep_ret, ep_len = env.reset(), 0.0, 0
 
-        o2, r, terminated, truncated, _ = env.step(act_bias + act_scale * a)
-        ep_ret += r
-        ep_len += 1
-        # Only a true terminal state stops the bootstrap (not a time limit).
-        replay_buffer.store(o, a, r, o2, float(terminated))
-        o = o2
-
-        if terminated or truncated or ep_len == max_ep_len:
-            logger.store(EpRet=ep_ret, EpLen=ep_len)
-            o, _ = env.reset()
-            ep_ret, ep_len = 0, 0
-
-        if t >= update_after and t % update_every == 0:
+        if step - 1 >= update_after and (step - 1) % update_every == 0:
             for _ in range(update_every):
-                update(data=replay_buffer.sample_batch(batch_size), timer=q_updates)
+                batch = buffer.sample_batch(batch_size)
+                critic_step(batch)
+                if policy_update_due(q_updates, policy_delay):
+                    actor_step(batch)
                 q_updates += 1
 
-        if (t + 1) % steps_per_epoch == 0:
-            epoch = (t + 1) // steps_per_epoch
-            test_agent()
-            logger.log_tabular("Epoch", epoch)
-            logger.log_tabular("EpRet", with_min_and_max=True)
-            logger.log_tabular("TestEpRet", with_min_and_max=True)
-            logger.log_tabular("EpLen", average_only=True)
-            logger.log_tabular("TestEpLen", average_only=True)
-            logger.log_tabular("TotalEnvInteracts", t + 1)
-            logger.log_tabular("Q1Vals", with_min_and_max=True)
-            logger.log_tabular("Q2Vals", with_min_and_max=True)
-            logger.log_tabular("LossPi", average_only=True)
-            logger.log_tabular("LossQ", average_only=True)
-            logger.log_tabular("Time", time.time() - start_time)
-            logger.dump_tabular()
+        if step % steps_per_epoch == 0:
+            evaluate()
+            epoch_log.log_tabular("Epoch", step // steps_per_epoch)
+            for key in ("EpRet", "TestEpRet"):
+                epoch_log.log_tabular(key, with_min_and_max=True)
+            for key in ("EpLen", "TestEpLen"):
+                epoch_log.log_tabular(key, average_only=True)
+            epoch_log.log_tabular("TotalEnvInteracts", step)
+            for key in ("Q1Vals", "Q2Vals"):
+                epoch_log.log_tabular(key, with_min_and_max=True)
+            for key in ("LossPi", "LossQ"):
+                epoch_log.log_tabular(key, average_only=True)
+            epoch_log.log_tabular("Time", time.time() - start)
+            epoch_log.dump_tabular()
     return ac
 
 

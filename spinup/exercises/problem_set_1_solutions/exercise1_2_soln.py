@@ -9,11 +9,12 @@ from spinup.exercises.problem_set_1_solutions.exercise1_1_soln import gaussian_l
 def mlp(sizes, activation, output_activation=nn.Identity):
     """``Linear -> activation`` for each consecutive pair of ``sizes``; the last layer
     uses ``output_activation``."""
-    layers = []
-    for j in range(len(sizes) - 1):
-        act = activation if j < len(sizes) - 2 else output_activation
-        layers += [nn.Linear(sizes[j], sizes[j + 1]), act()]
-    return nn.Sequential(*layers)
+    modules = []
+    n_layers = len(sizes) - 1
+    for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+        nonlinearity = output_activation if i == n_layers - 1 else activation
+        modules.extend([nn.Linear(n_in, n_out), nonlinearity()])
+    return nn.Sequential(*modules)
 
 
 class DiagonalGaussianDistribution:
@@ -44,7 +45,7 @@ class MLPGaussianActor(nn.Module):
     def __init__(self, obs_dim, act_dim, hidden_sizes, activation):
         super().__init__()
         self.log_std = nn.Parameter(-0.5 * torch.ones(act_dim, dtype=torch.float32))
-        self.mu_net = mlp([obs_dim] + list(hidden_sizes) + [act_dim], activation)
+        self.mu_net = mlp([obs_dim, *hidden_sizes, act_dim], activation)
 
     def forward(self, obs, act=None):
         mu = self.mu_net(obs)
@@ -55,6 +56,6 @@ class MLPGaussianActor(nn.Module):
         return pi, logp_a
 
 
-if __name__ == "__main__":
+if __name__ == '__main__':
     from spinup.exercises.problem_set_1.exercise1_2_auxiliary import main
     main(mlp, MLPGaussianActor)

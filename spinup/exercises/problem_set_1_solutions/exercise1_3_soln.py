@@ -11,9 +11,8 @@ def target_actions(pi_targ, target_noise, noise_clip):
     """Target policy smoothing   [TD3 line 12]:
     ``a'(s') = clip(mu_targ(s') + clip(eps, -c, c), -1, 1)``, ``eps ~ N(0, sigma^2)``,
     fresh noise for every element."""
-    epsilon = torch.randn_like(pi_targ) * target_noise
-    epsilon = torch.clamp(epsilon, -noise_clip, noise_clip)
-    return torch.clamp(pi_targ + epsilon, -1.0, 1.0)
+    noise = (target_noise * torch.randn_like(pi_targ)).clamp(-noise_clip, noise_clip)
+    return (pi_targ + noise).clamp(-1.0, 1.0)
 
 
 def bellman_backup(r, d, q1_pi_targ, q2_pi_targ, gamma):
