@@ -21,28 +21,35 @@ Papers and the equations the code uses:
   ``lam < 1`` the advantage is GAE, ``A_t = sum_l (gamma lam)^l delta_{t+l}``;
   ``lam = 1`` (the default) is exactly the n-step advantage ``R_t - V(s_t)`` above.
 
-Pseudocode (docs/algorithms/a2c.rst)::
+Pseudocode, the same lines as docs/algorithms/a2c.rst (tests/docs/test_pseudocode_sync.py
+checks that they agree):
 
-    Algorithm: A2C
+.. begin-pseudocode
 
-    Master:
-     1: Input: initial policy parameters θ, value parameters ψ, learning rate η, n workers
-     2: for k = 0, 1, 2, ... do
-     3:     (g_θ, g_ψ) = 0
-     4:     for each worker w = 1, ..., n do
-     5:         (g_θ, g_ψ) = (g_θ, g_ψ) + worker_w(θ, ψ)
-     6:     end for
-     7:     (g_θ, g_ψ) = (g_θ, g_ψ) / n
-     8:     θ = θ + η g_θ ;  ψ = ψ − η g_ψ          (in practice: one Adam step)
-     9: end for
+.. code-block:: none
 
-    Worker(θ, ψ):
-    10: run π_θ for n_steps steps, collecting {S_t, A_t, R_t, S_t+1}
-    11: compute Â_t = Σ_l γ^l δ_t+l with δ_t = R_t + γ V_ψ(S_t+1) − V_ψ(S_t)
-        (V = 0 only at a terminal state) and targets R̂_t = Â_t + V_ψ(S_t)
-    12: J(θ) = Σ_t log π_θ(A_t|S_t) Â_t  (+ β Σ_t H[π_θ(·|S_t)])
-    13: J(ψ) = Σ_t (V_ψ(S_t) − R̂_t)²
-    14: return (g_θ, g_ψ) = (∇_θ J(θ), ∇_ψ J(ψ))
+   Every MPI process is a worker and applies the update itself: all hold the same θ, ψ.
+   1. Input: policy weights θ, critic weights ψ (rank 0's copy on every process),
+      Adam with learning rate lr, n processes
+   2. for k = 0, 1, ..., U − 1 do   (U = epochs · steps_per_epoch / (n · n_steps) updates)
+   3.     every worker w, in parallel: (g_θ^w, g_ψ^w) = Worker_w(θ, ψ)   (lines 10-13)
+   4.     (g_θ, g_ψ) = (1/n) Σ_w (g_θ^w, g_ψ^w), one MPI all-reduce
+   5.     if anneal_lr: set Adam's learning rate to lr · (1 − k / U)
+   6.     if max_grad_norm: rescale (g_θ, g_ψ) so that its norm is at most max_grad_norm
+   7.     one Adam step on (θ, ψ) along (g_θ, g_ψ)
+   8.     after every steps_per_epoch / (n · n_steps) iterations: save the model, log one row
+   9. end for
+   Worker_w(θ, ψ); its environment carries on from where the previous call left it:
+  10.     run π_θ for n_steps steps, storing s_t, a_t, r_t, V_ψ(s_t);
+          a Box action is clipped for env.step
+  11.     when a piece of trajectory ends (episode over, or the rollout's last step):
+          v_end = 0 if terminated, else V_ψ(s_T); δ_t = r_t + γ V_ψ(s_t+1) − V_ψ(s_t)
+          with V_ψ(s_T) = v_end; Â_t = Σ_l (γλ)^l δ_t+l; R̂_t = Â_t + V_ψ(s_t)
+  12.     loss = mean_t [−log π_θ(a_t|s_t) Â_t − ent_coef · H[π_θ(·|s_t)]
+                         + vf_coef · (V_ψ(s_t) − R̂_t)²], with Â_t and R̂_t held constant
+  13.     return the gradient of loss with respect to (θ, ψ)
+
+.. end-pseudocode
 
 The code below marks each of these steps with an ``[A2C line N]`` comment.
 """
@@ -128,7 +135,7 @@ class A2CBuffer:
 
 
 def compute_loss(ac, data, ent_coef, vf_coef):
-    """The loss a worker minimises on its rollout   [A2C lines 12-13].
+    """The loss a worker minimises on its rollout   [A2C line 12].
 
     ``loss = -J(theta) - ent_coef * H + vf_coef * J(psi)`` with, averaged over the
     rollout, ``J(theta) = log pi(a_t|s_t) A_t`` (advantages held constant), the
@@ -151,7 +158,7 @@ def compute_loss(ac, data, ent_coef, vf_coef):
     dist, logp = ac.pi(obs, data["act"])
     loss_pi = -(logp * data["adv"]).mean()               # [A2C line 12]
     entropy = ac.pi.entropy(dist).mean()                 # [A2C line 12], the beta term
-    loss_v = ((ac.v(obs) - data["ret"]) ** 2).mean()     # [A2C line 13]
+    loss_v = ((ac.v(obs) - data["ret"]) ** 2).mean()     # [A2C line 12]
     loss = loss_pi - ent_coef * entropy + vf_coef * loss_v
     info = dict(LossPi=loss_pi.item(), LossV=loss_v.item(), Entropy=entropy.item())
     return loss, info
@@ -307,12 +314,12 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             logger.keep_rows(state["epoch"])
             return state["epoch"]
 
-        # ---- Losses: compute_loss above [A2C lines 12-13] ----
+        # ---- Losses: compute_loss above [A2C line 12] ----
 
         # ---- Update ----
         def update(n_done):
-            """One synchronous step on this worker's rollout; ``n_done`` updates
-            came before it (for the learning-rate schedule)."""
+            """One synchronous step on this worker's rollout   [A2C lines 3-7]; ``n_done``
+            updates came before it (for the learning-rate schedule, [A2C line 5])."""
             data = buf.get()
             if anneal_lr:
                 lr_now = lr * (1 - n_done / total_updates)
@@ -320,11 +327,11 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     group["lr"] = lr_now
             optimizer.zero_grad()
             loss, info = compute_loss(ac, data, ent_coef, vf_coef)
-            loss.backward()    # [A2C line 14] this worker's (g_theta, g_psi)
-            mpi_avg_grads(ac)  # [A2C lines 3-7] sum over the workers, divide by n
-            if max_grad_norm:  # the same averaged gradient everywhere: same clipping
+            loss.backward()    # [A2C line 13] this worker's (g_theta, g_psi)
+            mpi_avg_grads(ac)  # [A2C line 4] sum over the workers, divide by n
+            if max_grad_norm:  # [A2C line 6] same averaged gradient everywhere: same clip
                 torch.nn.utils.clip_grad_norm_(ac.parameters(), max_grad_norm)
-            optimizer.step()   # [A2C line 8]
+            optimizer.step()   # [A2C line 7]
             logger.store(**info)
 
         # ---- Main loop ----
@@ -366,10 +373,10 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                         logger.store(EpRet=ep_ret, EpLen=ep_len)
                         obs, _ = env.reset()
                         ep_ret, ep_len = 0, 0
-                update(n_updates)  # [A2C lines 3-8]
+                update(n_updates)  # [A2C lines 3-7]
                 n_updates += 1
 
-            # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
+            # [A2C line 8] model.pt replaced every epoch; model{epoch}.pt every save_freq epochs
             logger.save_epoch_state({"env": env}, epoch, save_freq)
 
             logger.log_tabular("Epoch", epoch)

@@ -14,31 +14,42 @@ Algorithm S3 (asynchronous advantage actor-critic, the per-worker loop) and the
 entropy bonus of Section 4. Lock-free updates: Recht et al. (2011), "Hogwild!",
 arXiv:1106.5730.
 
-Pseudocode (docs/algorithms/a3c.rst)::
+Pseudocode, the same lines as docs/algorithms/a3c.rst (tests/docs/test_pseudocode_sync.py
+checks that they agree):
 
-    Algorithm: A3C
+.. begin-pseudocode
 
-    Master (shared memory):
-     1: Input: shared θ, ψ and optimizer state; learning rate η; global counter T = 0
-     2: Master(g_θ, g_ψ):             called by any worker at any time; no barrier
-     3:     θ = θ + η g_θ ;  ψ = ψ − η g_ψ       (one Adam step; no lock: Hogwild)
-     4:     T = T + n_steps
-     5:     return (θ, ψ)
-     6: main process: each time T passes a multiple of steps_per_epoch, test the
-        current θ, log statistics, save the model
-     7: stop all workers when T ≥ T_max
+.. code-block:: none
 
-    Worker w (one process, own environment):
-     8: Input: discount γ, rollout length n_steps
-     9: create a local copy θ', ψ'
-    10: repeat
-    11:     (θ', ψ') = Master(g_θ, g_ψ)       (send the last gradient, read the newest θ, ψ)
-    12:     run π_θ' for n_steps steps, collecting {S_t, A_t, R_t, S_t+1}
-    13:     Â_t = Σ_l γ^l δ_t+l, δ_t = R_t + γ V_ψ'(S_t+1) − V_ψ'(S_t); R̂_t = Â_t + V_ψ'(S_t)
-    14:     J(θ') = Σ_t log π_θ'(A_t|S_t) Â_t  (+ β Σ_t H[π_θ'(·|S_t)])
-    15:     J(ψ') = Σ_t (V_ψ'(S_t) − R̂_t)²
-    16:     (g_θ, g_ψ) = (∇_θ' J(θ'), ∇_ψ' J(ψ'))
-    17: until T ≥ T_max
+   Main process:
+   1. Input: θ, ψ and the moment estimates of SharedAdam (lr) in shared memory; counter T = 0;
+      T_max = epochs · steps_per_epoch
+   2. start num_workers processes, each running Worker(w) below; no barrier between them
+   3. for epoch = 0, 1, ..., epochs − 1 do
+   4.     wait until T ≥ (epoch + 1) · steps_per_epoch, recording the workers' messages
+   5.     copy the shared θ; play num_test_episodes episodes with the mode of π_θ
+   6.     save the model, log one row of progress.txt
+   7. end for
+   8. wait until every worker has left its loop; save the final model
+   Worker(w), one process with its own environment, seeded seed + 10000 w:
+   9. make local copies θ', ψ'
+  10. while the main process has not asked to stop do
+  11.     θ', ψ' ← the shared θ, ψ (no lock); note T
+  12.     run π_θ' for n_steps steps, storing s_t, a_t, r_t, V_ψ'(s_t);
+          a Box action is clipped for env.step
+  13.     when a piece of trajectory ends (episode over, or the rollout's last step):
+          v_end = 0 if terminated, else V_ψ'(s_T); δ_t = r_t + γ V_ψ'(s_t+1) − V_ψ'(s_t)
+          with V_ψ'(s_T) = v_end; Â_t = Σ_l (γλ)^l δ_t+l; R̂_t = Â_t + V_ψ'(s_t)
+  14.     loss = mean_t [−log π_θ'(a_t|s_t) Â_t − ent_coef · H[π_θ'(·|s_t)]
+                         + vf_coef · (V_ψ'(s_t) − R̂_t)²], with Â_t and R̂_t held constant
+  15.     (g_θ, g_ψ) = gradient of loss at (θ', ψ'); if max_grad_norm: rescale to that norm
+  16.     without any lock: one SharedAdam step of the shared θ, ψ along (g_θ, g_ψ),
+          learning rate lr · (1 − T / T_max) if anneal_lr, else lr
+  17.     under the counter's lock: T ← T + n_steps; staleness = other updates since line 11
+  18.     if T ≥ T_max: leave the loop
+  19. end while
+
+.. end-pseudocode
 
 Lines of code that carry out a step are tagged ``[A3C line N]``. How the worker
 processes are started, watched and stopped is in ``workers.py``.
@@ -299,10 +310,10 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         return -(logp * data["adv"]).mean(), model.pi.entropy(pi).mean()  # [A3C line 14]
 
     def compute_loss_v(model, data):
-        """``J(psi')`` of line 15: mean squared error to the n-step returns."""
-        return ((model.v(data["obs"]) - data["ret"]) ** 2).mean()        # [A3C line 15]
+        """Value part of the loss of line 14: mean squared error to the n-step returns."""
+        return ((model.v(data["obs"]) - data["ret"]) ** 2).mean()        # [A3C line 14]
 
-    # ---- Worker: rollout and asynchronous update   [A3C lines 8-17] ----
+    # ---- Worker: rollout and asynchronous update   [A3C lines 9-19] ----
     # Runs in each worker process, sent there with cloudpickle. The shared objects
     # are its arguments (torch sends them as shared memory); the rest it captures.
 
@@ -339,7 +350,7 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     ep_ret, ep_len = 0.0, 0
             v_mean = float(buf.val.mean())
 
-            # Gradients on the local copy                              [A3C lines 14-16]
+            # Gradients on the local copy                              [A3C lines 14-15]
             data = buf.get()
             loss_pi, ent = compute_loss_pi(local_ac, data)
             loss_v = compute_loss_v(local_ac, data)
@@ -350,13 +361,13 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
             # Master(g): point the shared parameters' .grad (in this process) at the
             # local gradients and take one Adam step on the shared tensors, without
-            # a lock: other workers may be reading or writing them.   [A3C lines 2-3]
+            # a lock: other workers may be reading or writing them.   [A3C line 16]
             for p_shared, p_local in zip(shared_ac.parameters(), local_ac.parameters()):
                 p_shared.grad = p_local.grad
             for group in shared_opt.param_groups:
                 group["lr"] = lr_at(T.value)
             shared_opt.step()
-            with T.get_lock():  # the only lock: the counter   [A3C line 4]
+            with T.get_lock():  # the only lock: the counter   [A3C line 17]
                 T.value += n_steps
                 T_now = T.value
             # Other workers' updates between our read (line 11) and this write.
@@ -364,11 +375,11 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             link.send(UpdateDone(wid, time.time(), T_now, staleness,
                                  dict(LossPi=loss_pi.item(), LossV=loss_v.item(),
                                       Entropy=ent.item()), v_mean))
-            if T_now >= total_steps:                                   # [A3C line 17]
+            if T_now >= total_steps:                                   # [A3C line 18]
                 break
         env.close()
 
-    # ---- Main loop: the main process tests, logs and saves   [A3C lines 6-7] ----
+    # ---- Main loop: the main process tests, logs and saves   [A3C lines 3-8] ----
     test_ac = copy.deepcopy(ac)
     updates_file = None
     if logger.output_dir:
@@ -430,16 +441,16 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     start_time = time.time()
     epoch = first_epoch = restore(load_checkpoint(run_dir)) if logger.resuming else 0
     try:
-        # One torch thread here (small nets; the cores are for the workers).
+        # One torch thread here (small nets; the cores are for the workers). [A3C line 2]
         with torch_threads(1), pool.running(worker, (ac, optimizer, T)):
             try:
                 for epoch in range(first_epoch, epochs):
-                    # Wait while the workers update theta; record their messages.
+                    # Wait while the workers update theta; record messages [A3C lines 3-4]
                     epoch_end = (epoch + 1) * steps_per_epoch
                     pool.wait_until(lambda: T.value >= epoch_end, handle)
                     pool.poll(handle)
                     steps_now = T.value
-                    # Test a snapshot of the current theta, save, log   [A3C line 6]
+                    # Test a snapshot of the current theta, save, log   [A3C lines 5-6]
                     test_ac.load_state_dict(ac.state_dict())
                     for j in range(num_test_episodes):
                         test_episode(seed + 1 if epoch == 0 and j == 0 else None)
@@ -451,7 +462,7 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                         save_checkpoint(run_dir, checkpoint_state(epoch + 1))
                     if updates_file:
                         updates_file.flush()
-                # Each worker stops by itself once T >= T_max   [A3C line 7]
+                # Each worker stops by itself once T >= T_max   [A3C line 8]
                 pool.join(handle)
                 # updates that were in flight at the last save: model.pt = the result
                 logger.save_state({"env": test_env}, None)

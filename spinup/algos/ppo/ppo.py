@@ -12,33 +12,44 @@ Papers:
         L^CLIP(theta) = E_t[ min( r_t(theta) A_t,
                                   clip(r_t(theta), 1 - eps, 1 + eps) A_t ) ],
     with the probability ratio r_t(theta) = pi_theta(a_t|s_t) / pi_theta_old(a_t|s_t)
-    and eps = clip_ratio. Line 6 uses it.
+    and eps = clip_ratio. Line 9 uses it.
 
     Schulman, Moritz, Levine, Jordan, Abbeel (2016), "High-dimensional continuous
     control using generalized advantage estimation", ICLR, arXiv:1506.02438,
     Eq. 16: A_t = sum_{l>=0} (gamma * lam)^l delta_{t+l} with the TD residual
     delta_t = r_t + gamma V(s_{t+1}) - V(s_t). Line 5 uses it.
 
-Pseudocode (docs/algorithms/ppo.rst)::
+Pseudocode, the same lines as docs/algorithms/ppo.rst (tests/docs/test_pseudocode_sync.py
+checks that they agree):
 
-    Algorithm 1: PPO-Clip
+.. begin-pseudocode
 
-    1: Input: initial policy parameters θ_0, initial value function parameters φ_0
-    2: for k = 0, 1, 2, ... do
-    3:     Collect set of trajectories D_k = {τ_i} by running policy π_k = π(θ_k)
-           in the environment.
-    4:     Compute rewards-to-go R̂_t.
-    5:     Compute advantage estimates Â_t (using any method of advantage estimation)
-           based on the current value function V_φk.
-    6:     Update the policy by maximizing the PPO-Clip objective:
-               θ_{k+1} = argmax_θ 1/(|D_k| T) Σ_{τ ∈ D_k} Σ_{t=0..T}
-                         min( π_θ(a_t|s_t)/π_θk(a_t|s_t) A^{π_θk}(s_t,a_t),
-                              g(ε, A^{π_θk}(s_t,a_t)) ),
-           typically via stochastic gradient ascent with Adam.
-    7:     Fit value function by regression on mean-squared error:
-               φ_{k+1} = argmin_φ 1/(|D_k| T) Σ_{τ ∈ D_k} Σ_{t=0..T} (V_φ(s_t) − R̂_t)²,
-           typically via some gradient descent algorithm.
-    8: end for
+.. code-block:: none
+
+   1. Input: policy weights θ_0, value weights φ_0; rank 0's copy goes to every MPI process
+   2. for k = 0, 1, ..., epochs − 1 do
+   3.     each process takes steps_per_epoch / N steps with a_t ~ π_θk(·|s_t) and stores
+          s_t, a_t, r_t, V_φk(s_t), log π_θk(a_t|s_t); a Box action is clipped for env.step
+   4.     when a piece of trajectory ends (episode over, or the epoch's last step):
+          v_end = 0 if terminated, else V_φk(s_T);
+          R̂_t = Σ_l γ^l r_t+l + γ^(T−t) v_end
+   5.     on that piece: δ_t = r_t + γ V_φk(s_t+1) − V_φk(s_t), with V_φk(s_T) = v_end;
+          Â_t = Σ_l (γλ)^l δ_t+l; after the epoch Â ← (Â − mean) / (std + 1e-8),
+          mean and std taken over all processes
+   6.     for i = 0, 1, ..., train_pi_iters − 1 do
+   7.         KL_i = (1/|D_k|) Σ_t [log π_θk(a_t|s_t) − log π_θ(a_t|s_t)],
+              averaged over processes
+   8.         if KL_i > 1.5 · target_kl: leave the loop (StopIter = i)
+   9.         one Adam step (pi_lr, averaged gradients) on the whole batch, minimising
+              −(1/|D_k|) Σ_t min(ρ_t Â_t, clip(ρ_t, 1 − ε, 1 + ε) Â_t),
+              ρ_t = π_θ(a_t|s_t) / π_θk(a_t|s_t); the last iterate is θ_k+1
+  10.     end for
+  11.     repeat train_v_iters times: one Adam step (vf_lr, averaged gradients) on
+          (1/|D_k|) Σ_t (V_φ(s_t) − R̂_t)²; the result is φ_k+1
+  12.     save the model, then log one row of progress.txt
+  13. end for
+
+.. end-pseudocode
 
 The code that carries out pseudocode line N is tagged ``[PPO line N]``.
 """
@@ -289,9 +300,9 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
         # ---- Losses ----
         def compute_loss_pi(data):
-            """Negated clipped objective L^CLIP of [PPO line 6] (Schulman et al.
+            """Negated clipped objective L^CLIP of [PPO line 9] (Schulman et al.
             2017, Eq. 7) on the batch, plus diagnostics: ``kl``, the mean log-ratio
-            old/new (an estimate of KL(old || new)); ``ent``, the mean entropy; and
+            old/new (an estimate of KL(old || new), [PPO line 7]); ``ent``, the mean entropy; and
             ``cf``, the fraction of samples whose ratio lies outside the clip range."""
             pi, logp = ac.pi(data["obs"], data["act"])
             adv = data["adv"]
@@ -305,7 +316,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             return -objective, diagnostics
 
         def compute_loss_v(data):
-            """Mean squared error of V_phi against the rewards-to-go ([PPO line 7])."""
+            """Mean squared error of V_phi against the rewards-to-go ([PPO line 11])."""
             error = ac.v(data["obs"]) - data["ret"]
             return (error ** 2).mean()
 
@@ -322,7 +333,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             with torch.no_grad():
                 loss_pi_before, before = compute_loss_pi(data)
                 loss_v_before = compute_loss_v(data).item()
-            # [PPO line 6] Adam steps on the whole batch; before each one, the KL
+            # [PPO lines 6-9] Adam steps on the whole batch; before each one, the KL
             # estimate (averaged over MPI processes) decides whether to go on.
             for stop_iter in range(train_pi_iters):
                 loss_pi, now = compute_loss_pi(data)
@@ -331,7 +342,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     break
                 gradient_step(pi_optimizer, loss_pi, ac.pi)
             logger.store(StopIter=stop_iter)
-            # [PPO line 7] regress V_phi on the rewards-to-go.
+            # [PPO line 11] regress V_phi on the rewards-to-go.
             for _ in range(train_v_iters):
                 gradient_step(vf_optimizer, compute_loss_v(data), ac.v)
             # KL, ClipFrac and the loss changes describe the finished update: one more
@@ -379,9 +390,9 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     o, _ = env.reset()
                     ep_ret, ep_len = 0.0, 0
 
-            update()  # [PPO lines 6-7]
+            update()  # [PPO lines 6-11]
 
-            # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
+            # [PPO line 12] model.pt replaced every epoch; model{epoch}.pt every save_freq epochs
             logger.save_epoch_state({"env": env}, epoch, save_freq)
 
             logger.log_tabular("Epoch", epoch)

@@ -138,7 +138,7 @@ def flat_grad(y, params, **kwargs):
 
 
 def hessian_vector_product(kl, params, damping_coeff):
-    """Build ``Hx(v) = (H + damping_coeff * I) v``, ``H`` the Hessian of ``kl``.
+    """Build ``Hx(v) = (H + damping_coeff * I) v``, ``H`` the Hessian of ``kl`` [TRPO line 7].
 
     ``H`` (parameters x parameters) is never formed. The gradient ``grad_kl`` is kept
     as a differentiable expression, and ``H v = grad(grad_kl . v)``: one more
@@ -166,7 +166,8 @@ def hessian_vector_product(kl, params, damping_coeff):
 
 
 def conjugate_gradient(Ax, b, cg_iters=10, residual_tol=1e-10):
-    """Approximate solution of ``A x = b`` for a symmetric positive-definite ``A``.
+    """Approximate solution of ``A x = b`` for a symmetric positive-definite ``A``
+    (the ``x = H^-1 g`` of [TRPO line 8]).
 
     Starting at ``x = 0``, each iteration moves along a direction conjugate (with
     respect to ``A``) to all previous ones, so ``n`` iterations solve an ``n``-dim

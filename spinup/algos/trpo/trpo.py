@@ -28,34 +28,42 @@ Papers and the equations the code uses:
   ``A_t = sum_l (gamma lam)^l delta_{t+l}`` built from the TD errors
   ``delta_t = r_t + gamma V(s_{t+1}) - V(s_t)``.
 
-Pseudocode (docs/algorithms/trpo.rst)::
+Pseudocode, the same lines as docs/algorithms/trpo.rst (tests/docs/test_pseudocode_sync.py
+checks that they agree):
 
-    Algorithm 1: Trust Region Policy Optimization
+.. begin-pseudocode
 
-     1: Input: initial policy parameters θ_0, initial value function parameters φ_0
-     2: Hyperparameters: KL-divergence limit δ, backtracking coefficient α,
-        maximum number of backtracking steps K
-     3: for k = 0, 1, 2, ... do
-     4:     Collect set of trajectories D_k = {τ_i} by running policy π_k = π(θ_k)
-            in the environment.
-     5:     Compute rewards-to-go R̂_t.
-     6:     Compute advantage estimates Â_t (using any method of advantage estimation)
-            based on the current value function V_φk.
-     7:     Estimate policy gradient as
-                ĝ_k = 1/|D_k| Σ_{τ ∈ D_k} Σ_{t=0..T} ∇_θ log π_θ(a_t|s_t)|_θk Â_t.
-     8:     Use the conjugate gradient algorithm to compute
-                x̂_k ≈ Ĥ_k⁻¹ ĝ_k,
-            where Ĥ_k is the Hessian of the sample average KL-divergence.
-     9:     Update the policy by backtracking line search with
-                θ_{k+1} = θ_k + α^j sqrt(2δ / (x̂_kᵀ Ĥ_k x̂_k)) x̂_k,
-            where j ∈ {0, 1, 2, ..., K} is the smallest value which improves the sample
-            loss and satisfies the sample KL-divergence constraint.
-    10:     Fit value function by regression on mean-squared error:
-                φ_{k+1} = argmin_φ 1/(|D_k| T) Σ_{τ ∈ D_k} Σ_{t=0..T} (V_φ(s_t) − R̂_t)²,
-            typically via some gradient descent algorithm.
-    11: end for
+.. code-block:: none
 
-NPG is the same with line 9 replaced by the full step (j = 0, accepted unchecked).
+   1. Input: policy weights θ_0, value weights φ_0 (rank 0's copy on every MPI process);
+      KL limit δ, damping c, cg_iters, backtrack_coeff α, backtrack_iters K
+   2. for k = 0, 1, ..., epochs − 1 do
+   3.     each process takes steps_per_epoch / N steps with a_t ~ π_θk(·|s_t) and stores
+          s_t, a_t, r_t, V_φk(s_t), log π_θk(a_t|s_t); a Box action is clipped for env.step
+   4.     when a piece of trajectory ends (episode over, or the epoch's last step):
+          v_end = 0 if terminated, else V_φk(s_T);
+          R̂_t = Σ_l γ^l r_t+l + γ^(T−t) v_end
+   5.     on that piece: δ_t = r_t + γ V_φk(s_t+1) − V_φk(s_t), with V_φk(s_T) = v_end;
+          Â_t = Σ_l (γλ)^l δ_t+l; after the epoch Â ← (Â − mean) / (std + 1e-8),
+          mean and std taken over all processes
+   6.     g = gradient at θ_k of L(θ) = (1/|D_k|) Σ_t ρ_t(θ) Â_t, averaged over processes,
+          where ρ_t(θ) = π_θ(a_t|s_t) / π_θk(a_t|s_t)
+   7.     Hv = gradient at θ_k of (∇_θ KL̄(θ_k, θ))ᵀ v, averaged over processes, plus c·v
+   8.     x ≈ H⁻¹ g by conjugate gradient from x = 0: at most cg_iters products Hv,
+          fewer once the squared residual |g − Hx|² is below 1e-10
+   9.     s = sqrt(2δ / (xᵀHx + 1e-8)) · x
+  10.     if algo = 'npg': θ_k+1 = θ_k + s, taken without any check (BacktrackIters = 0)
+  11.     else for j = 0, 1, ..., K − 1 do
+  12.         θ = θ_k + α^j s; if KL̄(θ_k, θ) ≤ δ and L(θ) > L(θ_k), both averaged over
+              processes: θ_k+1 = θ, BacktrackIters = j, leave the loop
+  13.     if no j passed: θ_k+1 = θ_k (BacktrackIters = K)
+  14.     repeat train_v_iters times: one Adam step (vf_lr, averaged gradients) on
+          (1/|D_k|) Σ_t (V_φ(s_t) − R̂_t)²; the result is φ_k+1
+  15.     save the model, then log one row of progress.txt
+  16. end for
+
+.. end-pseudocode
+
 The code below marks each of these steps with a ``[TRPO line N]`` comment.
 """
 import time
@@ -123,10 +131,10 @@ class TRPOBuffer:
         # Append the bootstrap value as if it were one more reward / one more value.
         rew_ext = np.append(self.rew_buf[seg], last_val)
         val_ext = np.append(self.val_buf[seg], last_val)
-        # [TRPO line 6] GAE (Schulman et al. 2016, eq. 16) from the TD errors.
+        # [TRPO line 5] GAE (Schulman et al. 2016, eq. 16) from the TD errors.
         td_err = rew_ext[:-1] + self.gamma * val_ext[1:] - val_ext[:-1]
         self.adv_buf[seg] = core.discount_cumsum(td_err, self.gamma * self.lam)
-        # [TRPO line 5] Discounted rewards-to-go, the regression targets of V_phi.
+        # [TRPO line 4] Discounted rewards-to-go, the regression targets of V_phi.
         self.ret_buf[seg] = core.discount_cumsum(rew_ext, self.gamma)[:-1]
         self.path_start = self.ptr
 
@@ -169,7 +177,7 @@ def backtracking_line_search(policy, theta_old, full_step, evaluate, surr_old, d
         case ``policy`` is put back to ``theta_old``.
 
     Source:
-        Schulman et al. 2015, Appendix C; docs/algorithms/trpo.rst, line 9.
+        Schulman et al. 2015, Appendix C; docs/algorithms/trpo.rst, [TRPO lines 11-13].
     """
     for j in range(backtrack_iters):
         set_flat_params(policy, theta_old + backtrack_coeff ** j * full_step)
@@ -331,12 +339,12 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     def compute_surrogate(data):
         """Surrogate advantage L(theta) = mean[ pi_theta(a|s) / pi_k(a|s) * A ]
         (Schulman et al. 2015, eq. 14). Its gradient at theta_k is the policy
-        gradient g of [TRPO line 7]."""
+        gradient g of [TRPO line 6]."""
         _, logp = ac.pi(data["obs"], data["act"])
         return (torch.exp(logp - data["logp"]) * data["adv"]).mean()
 
     def compute_loss_v(data):
-        """Mean squared error of V_phi against the rewards-to-go [TRPO line 10]."""
+        """Mean squared error of V_phi against the rewards-to-go [TRPO line 14]."""
         err = ac.v(data["obs"]) - data["ret"]
         return (err ** 2).mean()
 
@@ -356,17 +364,18 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 kl_now = core.mean_kl(pi_old, ac.pi(data["obs"])[0]).item()
             return mpi_avg(surr_now), mpi_avg(kl_now)
 
-        # [TRPO line 7] g = gradient of the surrogate at theta_k.
+        # [TRPO line 6] g = gradient of the surrogate at theta_k.
         surr = compute_surrogate(data)
         surr_before = mpi_avg(surr.item())
         g = mpi_avg(flat_grad(surr, pi_params).numpy())
 
-        # [TRPO line 8] x ~ H^-1 g. The KL is 0 at theta_k, its Hessian is not.
+        # [TRPO lines 7-8] x ~ H^-1 g. The KL is 0 at theta_k, its Hessian is not.
         kl = core.mean_kl(pi_old, ac.pi(data["obs"])[0])
         Hx = hessian_vector_product(kl, pi_params, damping_coeff)
         x = conjugate_gradient(Hx, g, cg_iters)
 
-        # [TRPO line 9] Step to the edge of the model trust region 1/2 s^T H s = delta.
+        # [TRPO lines 9-10] Step to the edge of the model trust region 1/2 s^T H s = delta;
+        # NPG takes it as it is, TRPO backtracks [TRPO lines 11-13].
         step_len = np.sqrt(2 * delta / (x @ Hx(x) + 1e-8))
         full_step = torch.as_tensor(step_len * x, dtype=torch.float32)
         theta_k = get_flat_params(ac.pi)
@@ -379,7 +388,7 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             if j == backtrack_iters:
                 logger.log("Line search accepted no step; the policy is unchanged.")
 
-        # [TRPO line 10] Regress V_phi on the rewards-to-go.
+        # [TRPO line 14] Regress V_phi on the rewards-to-go.
         for _ in range(train_v_iters):
             vf_optimizer.zero_grad()
             compute_loss_v(data).backward()
@@ -403,9 +412,9 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     is_box = type(env.action_space).__name__ == "Box"
     first_epoch = restore(load_checkpoint(run_dir)) if logger.resuming else 0
 
-    for epoch in range(first_epoch, epochs):  # [TRPO line 3]
+    for epoch in range(first_epoch, epochs):  # [TRPO line 2]
         for t in range(local_steps):
-            # [TRPO line 4] Act with pi_k. The env sees a Gaussian sample clipped to
+            # [TRPO line 3] Act with pi_k. The env sees a Gaussian sample clipped to
             # the action box; the buffer keeps the sample, whose log-prob L uses.
             a, v, logp = ac.step(torch.as_tensor(obs, dtype=torch.float32))
             env_a = np.clip(a, env.action_space.low, env.action_space.high) if is_box else a
@@ -423,7 +432,7 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             if epoch_full and not (terminated or timeout):
                 logger.warn_once("cut_off", "Warning: trajectory cut off by epoch at "
                                  f"{ep_len} steps.")
-            # [TRPO lines 5-6] Close the path. Only a terminal state is worth 0; a time
+            # [TRPO lines 4-5] Close the path. Only a terminal state is worth 0; a time
             # limit or the end of the epoch bootstraps from V_phi (see the docs page).
             if terminated:
                 last_val = 0
@@ -435,9 +444,9 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 obs, _ = env.reset()
                 ep_ret, ep_len = 0, 0
 
-        update()  # [TRPO lines 7-10]
+        update()  # [TRPO lines 6-14]
 
-        # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
+        # [TRPO line 15] model.pt replaced every epoch; model{epoch}.pt every save_freq epochs
         logger.save_epoch_state({"env": env}, epoch, save_freq)
 
         logger.log_tabular("Epoch", epoch)

@@ -21,26 +21,31 @@ Papers:
     Eq. 16: A_t = sum_{l>=0} (gamma * lam)^l delta_{t+l} with the TD residual
     delta_t = r_t + gamma V(s_{t+1}) - V(s_t). Line 5 uses it.
 
-Pseudocode (docs/algorithms/vpg.rst)::
+Pseudocode, the same lines as docs/algorithms/vpg.rst (tests/docs/test_pseudocode_sync.py
+checks that they agree):
 
-    Algorithm 1: Vanilla Policy Gradient Algorithm
+.. begin-pseudocode
 
-    1: Input: initial policy parameters θ_0, initial value function parameters φ_0
-    2: for k = 0, 1, 2, ... do
-    3:     Collect set of trajectories D_k = {τ_i} by running policy π_k = π(θ_k)
-           in the environment.
-    4:     Compute rewards-to-go R̂_t.
-    5:     Compute advantage estimates Â_t (using any method of advantage estimation)
-           based on the current value function V_φk.
-    6:     Estimate policy gradient as
-               ĝ_k = 1/|D_k| Σ_{τ ∈ D_k} Σ_{t=0..T} ∇_θ log π_θ(a_t|s_t) |_θk Â_t
-    7:     Compute policy update, either using standard gradient ascent,
-               θ_{k+1} = θ_k + α_k ĝ_k,
-           or via another gradient ascent algorithm like Adam.
-    8:     Fit value function by regression on mean-squared error:
-               φ_{k+1} = argmin_φ 1/(|D_k| T) Σ_{τ ∈ D_k} Σ_{t=0..T} (V_φ(s_t) − R̂_t)²,
-           typically via some gradient descent algorithm.
-    9: end for
+.. code-block:: none
+
+   1. Input: policy weights θ_0, value weights φ_0; rank 0's copy goes to every MPI process
+   2. for k = 0, 1, ..., epochs − 1 do
+   3.     each process takes steps_per_epoch / N steps with a_t ~ π_θk(·|s_t) and stores
+          s_t, a_t, r_t, V_φk(s_t), log π_θk(a_t|s_t); a Box action is clipped for env.step
+   4.     when a piece of trajectory ends (episode over, or the epoch's last step):
+          v_end = 0 if terminated, else V_φk(s_T);
+          R̂_t = Σ_l γ^l r_t+l + γ^(T−t) v_end
+   5.     on that piece: δ_t = r_t + γ V_φk(s_t+1) − V_φk(s_t), with V_φk(s_T) = v_end;
+          Â_t = Σ_l (γλ)^l δ_t+l; after the epoch Â ← (Â − mean) / (std + 1e-8),
+          mean and std taken over all processes
+   6.     ĝ_k = gradient at θ_k of (1/|D_k|) Σ_t log π_θ(a_t|s_t) Â_t, averaged over processes
+   7.     θ_k+1 = θ_k moved by one Adam step along ĝ_k (learning rate pi_lr)
+   8.     repeat train_v_iters times: one Adam step (vf_lr, averaged gradients) on
+          (1/|D_k|) Σ_t (V_φ(s_t) − R̂_t)²; the result is φ_k+1
+   9.     save the model, then log one row of progress.txt
+  10. end for
+
+.. end-pseudocode
 
 The code that carries out pseudocode line N is tagged ``[VPG line N]``.
 """
@@ -362,7 +367,7 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
             update()  # [VPG lines 6-8]
 
-            # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
+            # [VPG line 9] model.pt replaced every epoch; model{epoch}.pt every save_freq epochs
             logger.save_epoch_state({"env": env}, epoch, save_freq)
 
             logger.log_tabular("Epoch", epoch)
