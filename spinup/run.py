@@ -477,6 +477,15 @@ def main(argv=None):
         int: the exit code: 0 on success, 2 on a command-line error, 130 on
         Ctrl-C, else the failing experiment's code.
     """
+    try:
+        return _main(argv)
+    except KeyboardInterrupt as e:   # Ctrl-C, even while modules are still being imported
+        if not getattr(e, "reported", False):   # else _wait has said what was interrupted
+            print("Interrupted (Ctrl-C).", file=sys.stderr)
+        return 130
+
+
+def _main(argv):
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] in ("help", "--help", "-h"):
         print(_usage())
@@ -499,10 +508,6 @@ def main(argv=None):
     except ExperimentError as e:
         print(f"error: {e}", file=sys.stderr)
         return e.returncode if e.returncode > 0 else 1
-    except KeyboardInterrupt as e:
-        if not getattr(e, "reported", False):   # else _wait has said what was interrupted
-            print("Interrupted (Ctrl-C).", file=sys.stderr)
-        return 130
     return 0
 
 
