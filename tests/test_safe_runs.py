@@ -260,11 +260,13 @@ def test_api_seed_range(tmp_path):
         spinup.ppo(lambda: gym.make("CartPole-v1"), seed=1099511627776,
                    logger_kwargs=dict(output_dir=str(out)))
     assert not out.exists()
-    ctx = arg_checks._Context(dict(num_workers=None), procs=4, default_model=True)
+    ctx = arg_checks._Context({}, procs=4, default_model=True)   # 4 MPI processes
     assert arg_checks._highest_seed(ctx) == 2 ** 32 - 2 - 30000
     arg_checks.seed_range.check("x", "seed", 2 ** 32 - 2 - 30000, ctx)
     with pytest.raises(ValueError):
         arg_checks.seed_range.check("x", "seed", 2 ** 32 - 1 - 30000, ctx)
+    workers = arg_checks._Context(dict(num_workers=3), procs=1, default_model=True)
+    assert arg_checks._highest_seed(workers) == 2 ** 32 - 2 - 20000   # A3C: per worker
 
 
 @pytest.mark.parametrize("algo", ALL_ALGOS)
