@@ -393,10 +393,16 @@ def test_test_policy_refuses_a_model_asking_for_a_huge_network(tmp_path):
     os.makedirs(tmp_path / "pyt_save")
     save_model(str(tmp_path / "pyt_save" / "model.pt"), ac,
                dict(hidden_sizes=[100000, 100000]), env.observation_space, env.action_space)
-    with pytest.raises(ValueError, match=r"hidden_sizes=\[100000, 100000\], which needs at "
-                                         r"least .* GB"):
+    with pytest.raises(ValueError, match=r"hidden_sizes=\[100000, 100000\], at least "
+                                         r"20,000,400,000 parameters, but its weights hold"):
         load_pytorch_policy(str(tmp_path))
     assert main([str(tmp_path), "-nr", "-n", "1"]) != 0
+    # without the weights to compare with, the memory estimate alone refuses it
+    with pytest.raises(ValueError, match=r"which needs at least 160\.0 GB to build"):
+        arg_checks.check_saved_model_memory("m.pt", "spinup.algos.ppo.core.MLPActorCritic",
+                                            dict(hidden_sizes=[100000, 100000]))
+    arg_checks.check_saved_model_memory("m.pt", "spinup.algos.ppo.core.MLPActorCritic",
+                                        dict(hidden_sizes=[8]), ac.state_dict())
 
 
 # ---- 7. A3C workers against the cores ----

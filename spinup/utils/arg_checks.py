@@ -599,7 +599,7 @@ def check_model_memory(algo, name, value, ctx):
                               "hidden layers"))
 
 
-def check_saved_model_memory(path, ac_class, ac_kwargs):
+def check_saved_model_memory(path, ac_class, ac_kwargs, state_dict=None):
     """Refuse to rebuild a saved model whose ``hidden_sizes`` cannot fit in memory.
 
     For ``test_policy``/``load_policy``: the model is built before its weights
@@ -607,7 +607,9 @@ def check_saved_model_memory(path, ac_class, ac_kwargs):
     otherwise try to allocate tens of GB. The estimate counts the networks of
     the algorithm named by ``ac_class`` (``spinup.algos.<algo>.core...``; 2 if
     unknown), :func:`hidden_parameters` each, 4 bytes per parameter, twice (the
-    model and the weights loaded into it).
+    model and the weights loaded into it). With ``state_dict``, a spinup model
+    whose kwargs need more parameters than the saved weights hold is refused
+    as well, whatever the memory: those weights could not be loaded into it.
 
     Raises:
         ValueError: one line naming the file, the sizes, the bytes and what is available.
@@ -618,6 +620,13 @@ def check_saved_model_memory(path, ac_class, ac_kwargs):
         return
     found = re.match(r"spinup\.algos\.(\w+)\.", str(ac_class))
     nets = _NETWORKS.get(found.group(1) if found else None, (2, 0))[0]
+    if found and isinstance(state_dict, dict):
+        held = sum(int(t.numel()) for t in state_dict.values() if hasattr(t, "numel"))
+        wanted = nets * hidden_parameters(sizes)
+        if wanted > held:
+            raise ValueError(f"{path}: its ac_kwargs ask for hidden_sizes={list(sizes)}, at "
+                             f"least {wanted:,} parameters, but its weights hold {held:,}; "
+                             "the kwargs and the weights of the file disagree")
     need = nets * hidden_parameters(sizes) * _FLOAT_BYTES * 2
     avail = available_memory()
     if avail is not None and need > avail:

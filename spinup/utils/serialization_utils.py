@@ -435,7 +435,8 @@ def build_model(saved, path="model.pt", allowed_modules=()):
                           f"yourself: torch.load({path!r}, weights_only=True)['state_dict']"
                           ) from e
     from spinup.utils.arg_checks import check_saved_model_memory
-    check_saved_model_memory(path, saved.get("ac_class"), saved["ac_kwargs"])  # before allocating
+    check_saved_model_memory(path, saved.get("ac_class"), saved["ac_kwargs"],  # before allocating
+                             saved.get("state_dict"))
     ac = ac_class(space_from_dict(saved["observation_space"]),
                   space_from_dict(saved["action_space"]),
                   **kwargs_from_plain(saved["ac_kwargs"], allowed_modules))
