@@ -314,9 +314,19 @@ def resume_run(cmd, args):
     except (OSError, ValueError) as e:
         raise CLIError(f"{cmd}: --resume {run_dir}: cannot read its config.json "
                        f"({getattr(e, 'strerror', None) or e})") from None
+    from spinup.utils.arg_checks import check_same_algorithm
+    try:  # before the checkpoint: another algorithm's run may not even load
+        check_same_algorithm(cmd, algo, run_dir, config)
+    except ValueError as e:
+        raise CLIError(str(e)) from None
     try:
         done = load_checkpoint(run_dir, rank=0)["epoch"]
     except (FileNotFoundError, ValueError) as e:
+        from spinup.utils.logx import holds_run
+        if isinstance(e, FileNotFoundError) and not holds_run(run_dir):
+            raise CLIError(f"{cmd}: --resume {run_dir}: the run there stopped before its first "
+                           "epoch ended, so there is nothing to resume; run the same command "
+                           "without --resume (it reuses the directory)") from None
         raise CLIError(f"{cmd}: --resume: {e}") from None
     found = _SAVED_ENV.search(str(config.get("env_fn", "")))
     if found is None:
@@ -408,6 +418,11 @@ def parse_and_execute_grid_search(cmd, args):
 
     exp_name = str(_take_single(cmd, values, "exp_name")) if "exp_name" in values \
         else "cmd_" + cmd
+    from spinup.utils.arg_checks import check_run_name, check_workers
+    try:
+        check_run_name(exp_name)   # setup_logger_kwargs checks it too, but a grid can hide ''
+    except ValueError as e:
+        raise CLIError(f"{cmd}: --{e}") from None
     if "env_name" not in values:
         raise CLIError(f"{cmd}: you must give an environment with --env "
                        "(e.g. --env CartPole-v1)")
@@ -429,6 +444,11 @@ def parse_and_execute_grid_search(cmd, args):
     from spinup.utils.mpi_tools import check_num_cpu
     try:  # the core count first: it explains a --cpu 99 better than steps_per_epoch would
         check_num_cpu(run_kwargs.get("num_cpu", 1), run_kwargs.get("oversubscribe", False))
+    except ValueError as e:
+        raise CLIError(str(e)) from None
+    try:  # A3C's worker processes, like MPI processes, against the cores
+        for workers in values.get("num_workers", []):
+            check_workers(cmd, workers, run_kwargs.get("oversubscribe", False))
     except ValueError as e:
         raise CLIError(str(e)) from None
 
@@ -457,6 +477,15 @@ def main(argv=None):
         int: the exit code: 0 on success, 2 on a command-line error, 130 on
         Ctrl-C, else the failing experiment's code.
     """
+    try:
+        return _main(argv)
+    except KeyboardInterrupt as e:   # Ctrl-C, even while modules are still being imported
+        if not getattr(e, "reported", False):   # else _wait has said what was interrupted
+            print("Interrupted (Ctrl-C).", file=sys.stderr)
+        return 130
+
+
+def _main(argv):
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] in ("help", "--help", "-h"):
         print(_usage())
@@ -479,8 +508,6 @@ def main(argv=None):
     except ExperimentError as e:
         print(f"error: {e}", file=sys.stderr)
         return e.returncode if e.returncode > 0 else 1
-    except KeyboardInterrupt:
-        return 130
     return 0
 
 

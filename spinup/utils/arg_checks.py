@@ -185,11 +185,13 @@ class _ModelKwargs(Rule):
 
     def check(self, algo, name, value, ctx):
         super().check(algo, name, value, ctx)
+        check_model_keys(algo, name, value, ctx.config.get("actor_critic"))
         if not ctx.default_model:
-            return  # a user's class: its own keyword arguments are its business
+            return  # a user's class: the values of its keyword arguments are its business
         for key, rule in (("hidden_sizes", hidden_sizes), ("activation", activation)):
             if key in value:
                 rule.check(algo, f"{name}[{key!r}]", value[key], ctx)
+        check_model_memory(algo, name, value, ctx)
 
 
 #: ``ac_kwargs`` of the default MLP actor-critic.
@@ -219,9 +221,30 @@ def single_process(why):
     return Rule(f"1 ({why})", is_int, lambda v, ctx: v == 1, late=True)
 
 
+def _seed_processes(ctx):
+    """How many seeds ``seed + 10000 * k`` a run derives: one per MPI process, or per
+    A3C worker (``num_workers``; ``None`` means one per CPU)."""
+    import os
+    workers = ctx.config.get("num_workers", inspect.Parameter.empty)
+    if workers is inspect.Parameter.empty:
+        return max(ctx.procs, 1)
+    return workers if is_int(workers) and workers >= 1 else (os.cpu_count() or 1)
+
+
+def _highest_seed(ctx):
+    # numpy takes seeds below 2**32; process k adds 10000 * k and a test env adds 1.
+    return 2 ** 32 - 2 - 10000 * (_seed_processes(ctx) - 1)
+
+
+#: ``seed``: an int that numpy accepts for every process, worker and test env of the run.
+seed_range = Rule(lambda name, ctx: (f"an int with 0 <= {name} <= "
+                                     f"{_highest_seed(ctx) if ctx else 2 ** 32 - 2} (numpy "
+                                     "seeds are below 2**32; each extra process adds 10000)"),
+                  is_int, lambda v, ctx: 0 <= v <= _highest_seed(ctx), late=True)
+
 #: Rules every algorithm shares: spread into its ``ARG_RULES`` with ``dict(BASIC_RULES, ...)``.
 BASIC_RULES = dict(env_fn=is_callable, actor_critic=is_callable, ac_kwargs=mlp_ac_kwargs,
-                   seed=nonneg_int, logger_kwargs=a_dict)
+                   seed=seed_range, logger_kwargs=a_dict)
 
 
 # ---- Checking a call ----
@@ -238,6 +261,10 @@ def check_args(algo, fn, kwargs, procs=None):
     Arguments not in ``kwargs`` take ``fn``'s defaults. A rule under the key
     ``num_cpu`` checks the number of processes rather than an argument.
     Keywords that ``fn`` does not take are ignored (the CLI refuses them).
+    ``kwargs['_algorithm']`` is set to ``algo`` (unless set already), so that the
+    ``config.json`` written from the same dict records which algorithm made the run;
+    with ``logger_kwargs`` asking to resume, a run of another algorithm is refused
+    (:func:`check_resume_algorithm`).
 
     Args:
         algo (str): the name used in messages, e.g. ``'ppo'``.
@@ -256,6 +283,8 @@ def check_args(algo, fn, kwargs, procs=None):
     ctx = _Context(config, mpi_tools.num_procs() if procs is None else procs,
                    config.get("actor_critic") is default_ac)
     rules, _ = _rules_of(fn)
+    kwargs.setdefault("_algorithm", algo)   # recorded in config.json (save_config)
+    check_resume_algorithm(algo, fn, config.get("logger_kwargs"))
     ordered = sorted(rules.items(), key=lambda item: item[1].late)  # stable: keeps order
     for name, rule in ordered:
         if name == "num_cpu":
@@ -321,10 +350,16 @@ def check_spaces(algo, env, obs=FLAT_BOX, act=(BOX, DISCRETE)):
         act (SpaceKind or tuple of them): the supported action spaces.
 
     Raises:
+        TypeError: ``env`` is not an env (``env_fn`` returned something else).
         ValueError: naming the algorithm, the space, what is supported and
             what to do instead. ``env`` is closed first, so the caller has
             nothing to clean up.
     """
+    if not (hasattr(env, "observation_space") and hasattr(env, "action_space")):
+        import reprlib
+        raise TypeError(f"{algo}: env_fn() returned {reprlib.repr(env)}, not a gymnasium "
+                        "environment: env_fn must take no arguments and return a "
+                        "gymnasium.Env, e.g. lambda: gymnasium.make('CartPole-v1')")
     act = act if isinstance(act, tuple) else (act,)
     problem = None
     obs_space, act_space = env.observation_space, env.action_space
@@ -409,3 +444,335 @@ def check_cli(algo, fn, kwargs):
     _, spaces = _rules_of(fn)
     if env_name is not None and spaces is not None:
         check_spaces(algo, _Spaces(env_spaces(env_name)), **spaces)
+
+
+# ---- Launch-time limits (issue 19): run directories, resume, model size, workers ----
+#
+# Checks of things that are legal Python values but cannot work here: a run name
+# that would leave data_dir, a resume of another algorithm's run, a network that
+# cannot fit in memory, more A3C workers than cores. All raise ValueError (or
+# TypeError) with one line, before anything is written.
+
+def check_model_keys(algo, name, value, actor_critic):
+    """Refuse a key of ``ac_kwargs`` that the actor-critic's constructor does not take.
+
+    Args:
+        algo (str): the name used in messages.
+        name (str): the argument's name (``'ac_kwargs'``).
+        value (dict): the keyword arguments.
+        actor_critic (callable): the class, called as
+            ``actor_critic(observation_space, action_space, **value)``. A class
+            taking ``**kwargs``, or one whose signature cannot be read, is not checked.
+
+    Raises:
+        TypeError: naming the first unknown key and the keys that are allowed.
+    """
+    try:
+        params = list(inspect.signature(actor_critic).parameters.values())
+    except (TypeError, ValueError):
+        return
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return
+    named = [p for p in params if p.kind is not p.VAR_POSITIONAL]
+    allowed = [p.name for p in named[2:] if p.kind is not p.POSITIONAL_ONLY]
+    for key in value:
+        if key not in allowed:
+            who = getattr(actor_critic, "__name__", "the actor-critic")
+            keys = ", ".join(allowed) if allowed else "none"
+            raise TypeError(_message(algo, f"{name}[{key!r}]", value[key],
+                                     f"{who} takes no argument {key!r}; its keys are: {keys}"))
+
+
+# Networks of the default actor-critic of each algorithm: (trained with Adam,
+# copies without gradients such as target networks).
+_NETWORKS = dict(vpg=(2, 0), ppo=(2, 0), trpo=(2, 0), npg=(2, 0), a2c=(2, 0), a3c=(2, 0),
+                 ddpg=(2, 2), td3=(3, 3), sac=(3, 3), dqn=(1, 1))
+
+_FLOAT_BYTES = 4  # float32 parameters
+
+
+def hidden_parameters(sizes):
+    """Parameters of an MLP's hidden part: the weights between consecutive hidden
+    layers and the biases of the hidden layers. The input and output layers are
+    left out (they depend on the env), so this is a lower bound of the MLP's size.
+    """
+    sizes = [int(size) for size in sizes]
+    return sum(a * b for a, b in zip(sizes, sizes[1:])) + sum(sizes)
+
+
+def available_memory():
+    """Bytes of memory this process can still get, or ``None`` if unknown.
+
+    ``psutil.virtual_memory().available`` when psutil is installed, else
+    ``MemAvailable`` of ``/proc/meminfo``, else free pages (``os.sysconf``); the
+    lower of that and a cgroup v2 limit (``memory.max - memory.current``) if any.
+    """
+    import os
+    avail = None
+    try:
+        import psutil
+        avail = int(psutil.virtual_memory().available)
+    except (ImportError, OSError, AttributeError):
+        try:
+            with open("/proc/meminfo") as f:
+                for line in f:
+                    if line.startswith("MemAvailable:"):
+                        avail = int(line.split()[1]) * 1024
+        except (OSError, ValueError, IndexError):
+            pass
+        if avail is None:
+            try:
+                avail = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+            except (ValueError, OSError, AttributeError):
+                pass
+    try:
+        with open("/sys/fs/cgroup/memory.max") as f:
+            limit = f.read().strip()
+        with open("/sys/fs/cgroup/memory.current") as f:
+            used = int(f.read().strip())
+        if limit.isdigit():
+            room = max(int(limit) - used, 0)
+            avail = room if avail is None else min(avail, room)
+    except (OSError, ValueError):
+        pass
+    return avail
+
+
+def _gigabytes(n):
+    return f"{n / 1e9:.1f} GB" if n >= 1e8 else f"{n / 1e6:.1f} MB"
+
+
+def estimate_training_bytes(algo, sizes, workers=1):
+    """A lower bound of the memory that training ``algo``'s default model needs.
+
+    Each network of the default actor-critic (:data:`_NETWORKS`) has at least
+    :func:`hidden_parameters` float32 parameters. A trained network costs 4 times
+    its parameters (weights, gradients, Adam's two moments); a target network once.
+    A3C's workers each add a local copy of the trained networks with gradients
+    (2 times). Activations, buffers and the env are not counted.
+
+    Returns:
+        (int, int): the bytes, and the parameters of one network.
+    """
+    trained, copies = _NETWORKS.get(algo, (2, 0))
+    per_net = hidden_parameters(sizes)
+    weights = per_net * _FLOAT_BYTES
+    total = trained * 4 * weights + copies * weights
+    if algo == "a3c":
+        total += workers * trained * 2 * weights
+    return total, per_net
+
+
+def check_model_memory(algo, name, value, ctx):
+    """Refuse default-model ``hidden_sizes`` whose networks cannot fit in memory.
+
+    The estimate is :func:`estimate_training_bytes` (a lower bound); it is compared
+    with :func:`available_memory`.
+
+    Raises:
+        ValueError: one line with the estimated bytes, how they were counted, and
+            the bytes available.
+    """
+    import os
+    sizes = value.get("hidden_sizes")
+    if sizes is None:
+        try:
+            sizes = inspect.signature(ctx.config["actor_critic"]).parameters[
+                "hidden_sizes"].default
+        except (KeyError, TypeError, ValueError):
+            return
+    if not isinstance(sizes, (list, tuple)) or not all(map(is_int, sizes)):
+        return
+    workers = ctx.config.get("num_workers") or os.cpu_count() or 1
+    need, per_net = estimate_training_bytes(algo, sizes, workers if is_int(workers) else 1)
+    avail = available_memory()
+    if avail is None or need <= avail:
+        return
+    trained, copies = _NETWORKS.get(algo, (2, 0))
+    how = (f"{trained} trained networks" + (f" and {copies} target networks" if copies else "")
+           + f" of at least {per_net:,} parameters each, 4 bytes per parameter, x4 for "
+           "gradients and Adam's moments" + (f", plus {workers} workers' copies"
+                                              if algo == "a3c" else ""))
+    raise ValueError(_message(algo, f"{name}['hidden_sizes']", list(sizes),
+                              f"training needs at least {_gigabytes(need)} ({how}) but only "
+                              f"{_gigabytes(avail)} of memory is available; use smaller "
+                              "hidden layers"))
+
+
+def check_saved_model_memory(path, ac_class, ac_kwargs, state_dict=None):
+    """Refuse to rebuild a saved model whose ``hidden_sizes`` cannot fit in memory.
+
+    For ``test_policy``/``load_policy``: the model is built before its weights
+    are loaded into it, so a ``model.pt`` asking for ``[100000, 100000]`` would
+    otherwise try to allocate tens of GB. The estimate counts the networks of
+    the algorithm named by ``ac_class`` (``spinup.algos.<algo>.core...``; 2 if
+    unknown), :func:`hidden_parameters` each, 4 bytes per parameter, twice (the
+    model and the weights loaded into it). With ``state_dict``, a spinup model
+    whose kwargs need more parameters than the saved weights hold is refused
+    as well, whatever the memory: those weights could not be loaded into it.
+
+    Raises:
+        ValueError: one line naming the file, the sizes, the bytes and what is available.
+    """
+    import re
+    sizes = ac_kwargs.get("hidden_sizes") if isinstance(ac_kwargs, dict) else None
+    if not isinstance(sizes, (list, tuple)) or not all(map(is_int, sizes)):
+        return
+    found = re.match(r"spinup\.algos\.(\w+)\.", str(ac_class))
+    nets = _NETWORKS.get(found.group(1) if found else None, (2, 0))[0]
+    if found and isinstance(state_dict, dict):
+        held = sum(int(t.numel()) for t in state_dict.values() if hasattr(t, "numel"))
+        wanted = nets * hidden_parameters(sizes)
+        if wanted > held:
+            raise ValueError(f"{path}: its ac_kwargs ask for hidden_sizes={list(sizes)}, at "
+                             f"least {wanted:,} parameters, but its weights hold {held:,}; "
+                             "the kwargs and the weights of the file disagree")
+    need = nets * hidden_parameters(sizes) * _FLOAT_BYTES * 2
+    avail = available_memory()
+    if avail is not None and need > avail:
+        raise ValueError(f"{path}: its ac_kwargs ask for hidden_sizes={list(sizes)}, which needs "
+                         f"at least {_gigabytes(need)} to build ({nets} networks, 4 bytes per "
+                         f"parameter, model and loaded weights) but only {_gigabytes(avail)} "
+                         "of memory is available; the file is damaged or not meant for "
+                         "this machine")
+
+
+def check_workers(algo, num_workers, oversubscribe=False):
+    """Refuse more worker processes (A3C's ``num_workers``) than there are cores,
+    as ``--cpu`` is refused (see :func:`~spinup.utils.mpi_tools.check_num_cpu`).
+
+    Raises:
+        ValueError: ``num_workers`` exceeds the available cores and ``oversubscribe``
+            is False.
+    """
+    if oversubscribe or not is_int(num_workers):
+        return
+    cores = mpi_tools.available_cores()
+    if num_workers > cores:
+        raise ValueError(f"{algo}: --num_workers {num_workers} asks for more worker processes "
+                         f"than the {cores} CPU cores available here; use --num_workers {cores} "
+                         "or less, or add --oversubscribe to start them anyway")
+
+
+def run_algorithm(config):
+    """The algorithm that wrote a run's ``config.json``, or ``None`` if it cannot be told.
+
+    It is the ``_algorithm`` entry (recorded by :func:`check_args`); for runs from
+    before that entry, the module of the default actor-critic
+    (``spinup.algos.<algo>.core...``), with TRPO's ``algo='npg'`` as ``npg``.
+    """
+    import re
+    if not isinstance(config, dict):
+        return None
+    if isinstance(config.get("_algorithm"), str):
+        return config["_algorithm"]
+    found = re.match(r"spinup\.algos\.(\w+)\.core\.", str(config.get("actor_critic", "")))
+    if found is None:
+        return None
+    return "npg" if found.group(1) == "trpo" and config.get("algo") == "npg" else found.group(1)
+
+
+def check_same_algorithm(algo, fn, run_dir, config):
+    """Refuse to resume, with algorithm ``fn`` (named ``algo``), a run another algorithm wrote.
+
+    Args:
+        config (dict): the run's ``config.json``.
+
+    Raises:
+        ValueError: one line naming both algorithms (or, when the run does not
+            say which algorithm wrote it, the arguments ``fn`` does not take).
+    """
+    other = run_algorithm(config)
+    if other is None and isinstance(config, dict):
+        params = inspect.signature(fn).parameters
+        foreign = sorted(k for k in config
+                         if k not in params and not k.startswith("_") and k != "exp_name")
+        if foreign:
+            raise ValueError(f"{algo}: cannot resume {run_dir}: its config.json has arguments "
+                             f"that {algo} does not take ({', '.join(foreign)}), so another "
+                             "algorithm wrote it; nothing was changed")
+    elif other is not None and other != algo:
+        raise ValueError(f"{algo}: cannot resume {run_dir}: it is a {other} run (its "
+                         f"config.json says so), not a {algo} run; nothing was changed. Resume "
+                         f"it with {other}: python -m spinup.run {other} --resume {run_dir}")
+
+
+def check_resume_algorithm(algo, fn, logger_kwargs):
+    """For ``logger_kwargs=dict(output_dir=D, resume=True)``: :func:`check_same_algorithm`
+    on ``D/config.json``. Nothing is checked when it cannot be read (the logger then
+    says that there is no run to resume)."""
+    import json
+    import os.path as osp
+    if not isinstance(logger_kwargs, dict) or not logger_kwargs.get("resume"):
+        return
+    run_dir = logger_kwargs.get("output_dir")
+    if not isinstance(run_dir, str):
+        return
+    try:
+        with open(osp.join(run_dir, "config.json")) as f:
+            config = json.load(f)
+    except (OSError, ValueError):
+        return
+    check_same_algorithm(algo, fn, run_dir, config)
+
+
+def check_data_dir(data_dir, default):
+    """The base directory of runs: ``default`` for ``None``, ``~`` expanded.
+
+    Raises:
+        ValueError: ``data_dir`` is empty or not a path.
+    """
+    import os
+    import os.path as osp
+    if data_dir is None:
+        data_dir = default
+    if not isinstance(data_dir, (str, os.PathLike)) or not os.fspath(data_dir):
+        raise ValueError(f"data_dir={data_dir!r} is not allowed: a directory path (leave "
+                         f"--data_dir out for the default, {default})")
+    return osp.expanduser(os.fspath(data_dir))
+
+
+def check_run_name(exp_name):
+    """Refuse an ``exp_name`` that is not one directory name inside ``data_dir``.
+
+    Raises:
+        ValueError: ``exp_name`` is not a string, is empty, ``.`` or ``..``, or holds
+            a path separator (``a/b``, ``../escape``, ``/abs``) or a NUL byte.
+    """
+    import os
+    bad = (not isinstance(exp_name, str) or exp_name in ("", ".", "..") or "\0" in exp_name
+           or any(sep in exp_name for sep in filter(None, ("/", os.sep, os.altsep))))
+    if bad:
+        raise ValueError(f"exp_name={exp_name!r} is not allowed: a non-empty name without "
+                         "'/' (it becomes a directory inside data_dir; choose the base "
+                         "directory with --data_dir)")
+
+
+def check_name_lengths(exp_name, data_dir, names):
+    """Refuse directory names (made from ``exp_name``) longer than the file system allows.
+
+    Args:
+        exp_name (str): the experiment's name, for the message.
+        data_dir (str): where the directories go (its nearest existing ancestor is
+            asked for ``PC_NAME_MAX``; 255 if it cannot say).
+        names (list of str): the directory names to be created.
+
+    Raises:
+        ValueError: the first name whose UTF-8 length exceeds the limit.
+    """
+    import os
+    import os.path as osp
+    probe = osp.abspath(data_dir)
+    while not osp.exists(probe) and osp.dirname(probe) != probe:
+        probe = osp.dirname(probe)
+    try:
+        limit = os.pathconf(probe, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        limit = 255
+    for name in names:
+        size = len(name.encode("utf-8", "surrogateescape"))
+        if size > limit:
+            short = exp_name if len(exp_name) <= 40 else exp_name[:37] + "..."
+            raise ValueError(f"exp_name={short!r} ({len(exp_name)} characters) is not allowed: "
+                             f"the directory name made from it would be {size} bytes and the "
+                             f"file system allows {limit}; use a shorter --exp_name")

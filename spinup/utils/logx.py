@@ -158,6 +158,27 @@ def refusal_to_overwrite(table_path):
             "or pass --overwrite (Python: logger_kwargs=dict(..., overwrite=True))")
 
 
+def holds_run(output_dir, table_name="progress.txt"):
+    """Whether ``output_dir`` holds a run that finished at least one epoch.
+
+    That is: its table has a row after the header, or ``pyt_save/`` holds a
+    checkpoint or a model. A run interrupted while starting (``config.json`` and
+    an empty table, nothing saved) holds none: the same command may reuse the
+    directory, and there is nothing to resume.
+    """
+    try:
+        with open(osp.join(output_dir, table_name)) as f:
+            if len(f.readlines(1 << 16)) > 1:  # the header and at least one row
+                return True
+    except OSError:
+        pass
+    try:
+        saved = os.listdir(osp.join(output_dir, "pyt_save"))
+    except OSError:
+        return False
+    return any(name.endswith(".pt") for name in saved)
+
+
 #: Name of the lock file in a run directory; see :func:`lock_run_dir`.
 LOCK_NAME = ".spinup.lock"
 
@@ -288,7 +309,9 @@ class Logger:
                 its seeds); the plotter averages the runs that share it.
             overwrite (bool): allow ``output_dir`` to hold an earlier run's table
                 already (it is then replaced, and so are that run's other files).
-                False protects finished runs from being lost by a repeated command.
+                False protects finished runs from being lost by a repeated command;
+                a run that stopped before its first epoch (see :func:`holds_run`)
+                is not protected: its directory is reused.
             tensorboard (bool): also write every column of every row to
                 TensorBoard event files in ``output_dir/tb/``, with
                 ``TotalEnvInteracts`` as the step (the epoch if a row has none).
@@ -338,6 +361,9 @@ class Logger:
             check_run_dir_free(self.output_dir)
         if resume:
             self._continue_table()
+        elif osp.exists(table_path) and not holds_run(self.output_dir, output_fname):
+            print(colorize(f"Note: reusing {self.output_dir}: the run there stopped before "
+                           "its first epoch ended.", "yellow", bold=True))
         elif osp.exists(table_path):
             if not overwrite:
                 raise FileExistsError(refusal_to_overwrite(table_path))

@@ -11,16 +11,37 @@ How the process ends:
   or an unsupported environment), or ``FileExistsError`` (the logger refusing to
   overwrite a finished run): the message on one line, exit code 2
   (``SPINUP_DEBUG=1`` shows the traceback instead);
-* Ctrl-C: exit code 130;
+* Ctrl-C, even while the modules are still being imported: exit code 130 and no
+  traceback (the launching process says what was interrupted);
 * any other exception: Python's traceback and exit code 1.
 
 Under MPI the exits of the first two kinds abort every rank, so that no rank waits
 forever for the one that stopped.
+
+Modules are looked up as in the launching process: its ``sys.path`` (passed in the
+environment variable ``SPINUP_PARENT_SYS_PATH`` as JSON) comes first, in place of
+this file's own directory, so that e.g. an env module in the directory the command
+was started from imports here too.
 """
 import base64
+import json
 import os
 import sys
 import zlib
+
+
+def _use_parent_path():
+    """Put the launching process's ``sys.path`` first, in place of ``spinup/utils``."""
+    try:
+        parent = json.loads(os.environ.get("SPINUP_PARENT_SYS_PATH", ""))
+    except ValueError:
+        return
+    if not isinstance(parent, list):
+        return
+    parent = [p for p in parent if isinstance(p, str)]
+    here = os.path.dirname(os.path.abspath(__file__))
+    rest = [p for p in sys.path if p not in parent and os.path.abspath(p or ".") != here]
+    sys.path[:] = parent + rest
 
 
 def _exit(code):
@@ -38,9 +59,10 @@ def main(encoded_thunk):
     Args:
         encoded_thunk (str): the call, encoded by ``call_experiment``.
     """
-    import cloudpickle
-    call = cloudpickle.loads(zlib.decompress(base64.b64decode(encoded_thunk)))
     try:
+        _use_parent_path()
+        import cloudpickle
+        call = cloudpickle.loads(zlib.decompress(base64.b64decode(encoded_thunk)))
         call()
     except (ValueError, TypeError, FileExistsError) as e:
         if os.environ.get("SPINUP_DEBUG"):
@@ -48,8 +70,9 @@ def main(encoded_thunk):
         print(f"error: {e} (set SPINUP_DEBUG=1 for the traceback)", file=sys.stderr)
         _exit(2)
     except KeyboardInterrupt:
-        print("Interrupted.", file=sys.stderr)
-        _exit(130)
+        if "spinup.utils.mpi_tools" in sys.modules:   # else: interrupted while importing
+            _exit(130)
+        sys.exit(130)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ import zlib
 
 from spinup.user_config import (DEFAULT_DATA_DIR, DEFAULT_SHORTHAND, FORCE_DATESTAMP,
                                 WAIT_BEFORE_LAUNCH)
-from spinup.utils.logx import check_run_dir_free, colorize, refusal_to_overwrite
+from spinup.utils.logx import check_run_dir_free, colorize, holds_run, refusal_to_overwrite
 from spinup.utils.serialization_utils import convert_json
 
 DIV_LINE_WIDTH = 80
@@ -91,18 +91,34 @@ def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False, ove
             :class:`~spinup.utils.logx.Logger`).
         verbose (bool): print the full table every epoch, not a progress line.
 
+    Raises:
+        LaunchError: (a ``ValueError``) ``exp_name`` is empty, ``.``/``..``, holds
+            a ``/`` (a run never lands outside ``data_dir``) or makes a directory
+            name too long for the file system; ``data_dir`` is ``''``. A ``~`` in
+            ``data_dir`` is expanded.
+
     Returns:
         dict: ``{'output_dir': ..., 'exp_name': exp_name}`` (plus
         ``'overwrite': True``, ``'tensorboard': True``, ``'verbose': True`` when
         asked for), ready to pass to an algorithm as ``logger_kwargs``.
     """
+    from spinup.utils.arg_checks import check_data_dir, check_name_lengths, check_run_name
+    try:
+        data_dir = check_data_dir(data_dir, DEFAULT_DATA_DIR)
+        check_run_name(exp_name)
+    except ValueError as e:
+        raise LaunchError(str(e)) from None
     stamped = datestamp or FORCE_DATESTAMP
     now = time.localtime()
     parent = (time.strftime("%y%m%d_", now) if stamped else "") + exp_name
-    path = [data_dir or DEFAULT_DATA_DIR, parent]
+    path = [data_dir, parent]
     if seed is not None:
         run = f"{exp_name}_s{seed}"
         path.append(time.strftime("%y%m%d_%H%M%S-", now) + run if stamped else run)
+    try:
+        check_name_lengths(exp_name, data_dir, path[1:])
+    except ValueError as e:
+        raise LaunchError(str(e)) from None
     kwargs = dict(output_dir=osp.join(*path), exp_name=exp_name)
     # Each only when set, so that config.json stays as it was otherwise.
     for option, value in (("overwrite", overwrite), ("tensorboard", tensorboard),
@@ -167,8 +183,9 @@ def check_before_launch(logger_kwargs_list, num_cpu=1, oversubscribe=False):
         check_run_dir_free(output_dir)
         table = osp.join(output_dir, "progress.txt")
         # A resumed run (logger_kwargs resume=True) appends to its own table.
-        if osp.exists(table) and not (logger_kwargs.get("overwrite", False)
-                                      or logger_kwargs.get("resume", False)):
+        # A directory whose run stopped before its first epoch holds no run (holds_run).
+        if osp.exists(table) and holds_run(output_dir) and not (
+                logger_kwargs.get("overwrite", False) or logger_kwargs.get("resume", False)):
             raise FileExistsError(refusal_to_overwrite(table))
 
 
@@ -217,9 +234,12 @@ def _wait(proc, exp_name, output_dir):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        print(colorize(f"\nInterrupted: {exp_name} (what was logged so far is in "
-                       f"{output_dir})", "red", bold=True))
-        raise
+        where = (f"what was logged so far is in {output_dir}"
+                 if output_dir and holds_run(output_dir) else "no epoch was logged")
+        print(colorize(f"\nInterrupted: {exp_name} ({where})", "red", bold=True))
+        interrupt = KeyboardInterrupt()
+        interrupt.reported = True   # the command line prints nothing more
+        raise interrupt from None
     finally:
         if handles_sigterm:
             signal.signal(signal.SIGTERM, previous)
@@ -301,8 +321,11 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
 
     from spinup.utils.mpi_tools import die_with_parent
     entrypoint = osp.join(osp.dirname(osp.abspath(__file__)), "run_entrypoint.py")
+    # The child looks modules up as this process does (e.g. --env mymod:MyEnv-v0 with
+    # mymod.py in the current directory); run_entrypoint puts this sys.path first.
+    child_env = dict(os.environ, SPINUP_PARENT_SYS_PATH=json.dumps(sys.path))
     proc = subprocess.Popen([sys.executable or "python", entrypoint,
-                             _encode_call(run_in_subprocess)], env=os.environ,
+                             _encode_call(run_in_subprocess)], env=child_env,
                             preexec_fn=die_with_parent())
     returncode = _wait(proc, exp_name, output_dir)
     if returncode != 0:

@@ -419,7 +419,9 @@ def build_model(saved, path="model.pt", allowed_modules=()):
 
     Raises:
         ValueError: the file names a class outside the trusted modules, or
-            something that is not a ``torch.nn.Module`` subclass.
+            something that is not a ``torch.nn.Module`` subclass, or its
+            ``hidden_sizes`` cannot fit in memory
+            (:func:`~spinup.utils.arg_checks.check_saved_model_memory`).
         ImportError: the class (or a class in its kwargs) cannot be imported,
             e.g. because it was defined in a script run as ``__main__``.
     """
@@ -432,6 +434,9 @@ def build_model(saved, path="model.pt", allowed_modules=()):
                           "rebuild the policy; make it importable, or load the weights "
                           f"yourself: torch.load({path!r}, weights_only=True)['state_dict']"
                           ) from e
+    from spinup.utils.arg_checks import check_saved_model_memory
+    check_saved_model_memory(path, saved.get("ac_class"), saved["ac_kwargs"],  # before allocating
+                             saved.get("state_dict"))
     ac = ac_class(space_from_dict(saved["observation_space"]),
                   space_from_dict(saved["action_space"]),
                   **kwargs_from_plain(saved["ac_kwargs"], allowed_modules))

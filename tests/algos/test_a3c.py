@@ -143,7 +143,8 @@ def test_ctrl_c_stops_all_workers(tmp_path):
 
 
 def test_cli_smoke_and_cpu_flag_error(tmp_path):
-    run_cli("a3c", "--env", "Pendulum-v1", "--num_workers", "2", "--steps_per_epoch", "400",
+    run_cli("a3c", "--env", "Pendulum-v1", "--num_workers", "2", "--oversubscribe",
+            "--steps_per_epoch", "400",
             "--epochs", "2", "--exp_name", "a3csmoke", "--data_dir", tmp_path, timeout=300)
     df = read_progress(tmp_path / "a3csmoke" / "a3csmoke_s0")
     assert len(df) == 2 and df["TotalEnvInteracts"].iloc[-1] >= 800

@@ -138,7 +138,9 @@ def test_dqn_config_json_holds_exactly_the_arguments(tmp_path):
         logger_kwargs=dict(output_dir=str(tmp_path)))
     with open(tmp_path / "config.json") as f:
         config = json.load(f)
-    assert set(config) == set(inspect.signature(dqn).parameters)
+    # plus the algorithm's name, which --resume checks (issue 19)
+    assert set(config) == set(inspect.signature(dqn).parameters) | {"_algorithm"}
+    assert config["_algorithm"] == "dqn"
     assert config["ac_kwargs"] == {"hidden_sizes": [16]}     # as passed, before dueling is added
 
 

@@ -144,7 +144,9 @@ def test_sac_config_json_holds_exactly_the_arguments(tmp_path):
         logger_kwargs=dict(output_dir=str(tmp_path)), **TINY)
     with open(tmp_path / "config.json") as f:
         config = json.load(f)
-    assert set(config) == set(inspect.signature(sac).parameters)
+    # plus the algorithm's name, which --resume checks (issue 19)
+    assert set(config) == set(inspect.signature(sac).parameters) | {"_algorithm"}
+    assert config["_algorithm"] == "sac"
     assert config["alpha"] == "auto" and config["target_entropy"] is None
 
 

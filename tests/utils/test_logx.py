@@ -130,8 +130,14 @@ def test_setup_logger_kwargs_passes_overwrite_only_when_set(tmp_path):
     assert "overwrite" not in setup_logger_kwargs("e", 0, str(tmp_path))  # config.json unchanged
     kwargs = setup_logger_kwargs("e", 0, str(tmp_path), overwrite=True)
     assert kwargs["overwrite"] is True
-    EpochLogger(**kwargs).dump_tabular()
-    EpochLogger(**kwargs)  # allowed a second time
+    first = EpochLogger(**kwargs)
+    first.log_tabular("Epoch", 0)   # a table without rows holds no run (logx.holds_run)
+    first.dump_tabular()
+    first.output_file.close()
+    second = EpochLogger(**kwargs)  # allowed a second time
+    second.log_tabular("Epoch", 0)
+    second.dump_tabular()
+    second.output_file.close()
     with pytest.raises(FileExistsError):
         EpochLogger(**setup_logger_kwargs("e", 0, str(tmp_path)))
 
