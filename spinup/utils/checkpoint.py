@@ -23,7 +23,9 @@ spinup.run ALGO --resume D``) loads the checkpoint, drops any row of
 """
 import os
 import os.path as osp
+import pickle
 import random
+import re
 import warnings
 
 import numpy as np
@@ -95,7 +97,15 @@ def load_checkpoint(output_dir, rank=None):
                                 "exist; checkpoints are written at the end of each epoch)")
     try:
         state = torch.load(path, weights_only=True)
-    except Exception as e:  # truncated, damaged, or pickled code
+    except pickle.UnpicklingError as e:  # complete, but holds more than tensors and plain values
+        if "weights_only" not in str(e).lower().replace(" ", "_"):
+            raise ValueError(f"{output_dir}: corrupt checkpoint {path} (UnpicklingError); "
+                             "cannot resume from it") from None
+        found = re.search(r"GLOBAL (\S+)", str(e))
+        raise ValueError(f"{output_dir}: checkpoint {path} holds objects other than tensors "
+                         f"and plain values ({found.group(1) if found else 'pickled code'}), "
+                         "which are not loaded; cannot resume from it") from None
+    except Exception as e:  # truncated or damaged
         raise ValueError(f"{output_dir}: corrupt checkpoint {path} ({type(e).__name__}); "
                          "cannot resume from it") from None
     if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
@@ -160,14 +170,17 @@ def _text_to_ints(d):
 def _plain(value):
     """``(True, saved form)`` for a value that is state we can save, else ``(False, None)``."""
     import torch
+    # numpy scalars first: np.float64 is a subclass of float, but torch.load(weights_only=True)
+    # refuses a numpy scalar, so it must be stored as the Python number it holds.
+    if isinstance(value, np.generic):
+        return (True, value.item()) if value.dtype.kind in "biuf" else (False, None)
     if value is None or isinstance(value, (bool, int, float, str)):
         return True, value
-    if isinstance(value, np.generic):
-        return True, value.item()
     if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
         return True, torch.from_numpy(np.array(value))
-    if isinstance(value, tuple) and all(isinstance(v, (int, float)) for v in value):
-        return True, {"tuple": list(value)}
+    if isinstance(value, tuple) and all(isinstance(v, (int, float, np.number, np.bool_))
+                                        for v in value):
+        return True, {"tuple": [v.item() if isinstance(v, np.generic) else v for v in value]}
     return False, None
 
 
