@@ -330,6 +330,8 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     logger.detail(f"Early stopping at step {stop_iter}: KL above 1.5 * target_kl.")
                     break
                 gradient_step(pi_optimizer, loss_pi, ac.pi)
+            else:
+                stop_iter = train_pi_iters  # never stopped early: every step was taken
             logger.store(StopIter=stop_iter)
             # [PPO line 7] regress V_phi on the rewards-to-go.
             for _ in range(train_v_iters):
