@@ -219,6 +219,74 @@ def single_process(why):
     return Rule(f"1 ({why})", is_int, lambda v, ctx: v == 1, late=True)
 
 
+# ---- Legal values that would silently do nothing useful (issue 19, part B) ----
+
+#: PPO's ``clip_ratio``: strictly between 0 and 1 (at 1 or above the lower clip bound
+#: ``1 - clip_ratio`` is 0 or negative, so the objective is not clipped from below).
+clip_fraction = in_range(0, 1, low_open=True, high_open=True)
+
+
+def _int_or(value, fallback):
+    return value if is_int(value) else fallback
+
+
+def replay_holds_a_batch():
+    """``replay_size``: an int >= ``batch_size``, so a batch never repeats one
+    transition for want of others (``replay_size=1`` trains on a single one)."""
+    def words(name, ctx):
+        batch = "" if ctx is None else f" ({ctx.config.get('batch_size')!r})"
+        return f"an int >= batch_size{batch}: the buffer must hold at least one batch"
+    return Rule(words, is_int,
+                lambda v, ctx: v >= max(1, _int_or(ctx.config.get("batch_size"), 1)), late=True)
+
+
+def _first_update_step(ctx):
+    """The env step of an off-policy run's first update, and the run's total steps:
+    updates happen at steps ``t >= update_after`` with ``t % update_every == 0``."""
+    after = _int_or(ctx.config.get("update_after"), 0)
+    every = max(1, _int_or(ctx.config.get("update_every"), 1))
+    total = (_int_or(ctx.config.get("epochs"), 1) * _int_or(ctx.config.get("steps_per_epoch"), 1))
+    return -(-after // every) * every, total
+
+
+def update_happens():
+    """``update_after``: an int >= 0 small enough that the run (``epochs *
+    steps_per_epoch`` env steps) makes at least one update."""
+    def words(name, ctx):
+        if ctx is None:
+            return "an int >= 0 below epochs * steps_per_epoch"
+        first, total = _first_update_step(ctx)
+        return (f"the run has epochs * steps_per_epoch = {total} env steps and the first "
+                f"update would come at step {first} (update_after rounded up to a multiple "
+                "of update_every), so no update would ever happen; lower update_after or "
+                "raise epochs/steps_per_epoch")
+    def within(v, ctx):
+        first, total = _first_update_step(ctx)
+        return v >= 0 and first < total
+    return Rule(words, is_int, within, late=True)
+
+
+#: Rules :func:`check_args` applies to every algorithm that has an argument of that name,
+#: after the algorithm's own ``ARG_RULES``: counts of steps, iterations, episodes and
+#: epochs are whole numbers (``save_freq=1.5`` or ``target_update_every=2.5`` would
+#: otherwise be accepted and silently mean something else), and the cross-argument
+#: rules above.
+COMMON_RULES = dict(
+    {name: positive_int for name in (
+        "steps_per_epoch", "epochs", "replay_size", "batch_size", "update_every",
+        "target_update_every", "n_step", "n_steps", "max_ep_len", "save_freq",
+        "train_pi_iters", "policy_delay", "cg_iters")},
+    **{name: nonneg_int for name in (
+        "start_steps", "update_after", "eps_decay_steps", "num_test_episodes",
+        "train_v_iters", "backtrack_iters")},
+    num_workers=optional(positive_int),
+    clip_ratio=clip_fraction, replay_size_vs_batch=replay_holds_a_batch(),
+    update_after_vs_budget=update_happens())
+
+#: Cross-argument entries of :data:`COMMON_RULES`: rule key -> the argument it checks.
+_CROSS_KEYS = {"replay_size_vs_batch": "replay_size", "update_after_vs_budget": "update_after"}
+
+
 #: Rules every algorithm shares: spread into its ``ARG_RULES`` with ``dict(BASIC_RULES, ...)``.
 BASIC_RULES = dict(env_fn=is_callable, actor_critic=is_callable, ac_kwargs=mlp_ac_kwargs,
                    seed=nonneg_int, logger_kwargs=a_dict)
@@ -262,6 +330,11 @@ def check_args(algo, fn, kwargs, procs=None):
             rule.check(algo, name, ctx.procs, ctx)
         elif name in config:
             rule.check(algo, name, config[name], ctx)
+    common = sorted(COMMON_RULES.items(), key=lambda item: item[1].late)
+    for key, rule in common:
+        name = _CROSS_KEYS.get(key, key)
+        if name in config and name in params:
+            rule.check(algo, name, config[name], ctx)
 
 
 # ---- Spaces ----
@@ -298,8 +371,10 @@ def _discrete(space):
 
 #: A one-dimensional Box (vector observations).
 FLAT_BOX = SpaceKind("a flat Box", lambda s: _box(s, flat=True))
-#: Any Box (Gaussian policies cope with unbounded actions: they are clipped).
-BOX = SpaceKind("a Box", _box)
+#: A one-dimensional Box of any bounds (Gaussian policies cope with unbounded actions:
+#: they are clipped). The MLP policies emit a flat vector, so a ``(2, 3)`` or ``()``
+#: Box is refused up front rather than failing inside numpy after files exist.
+BOX = SpaceKind("a flat (1-D) Box", lambda s: _box(s, flat=True))
 #: A one-dimensional Box with finite low/high (a tanh policy is scaled to them).
 BOUNDED_BOX = SpaceKind("a continuous (Box)", lambda s: _box(s, flat=True, bounded=True),
                         " with finite low/high")
@@ -337,6 +412,9 @@ def check_spaces(algo, env, obs=FLAT_BOX, act=(BOX, DISCRETE)):
                  + "".join(kind.condition for kind in act))
         if _discrete(act_space):
             hint = f"for Discrete actions use {_DISCRETE_ALGOS}"
+        elif _box(act_space) and len(act_space.shape) != 1 and (BOX in act or BOUNDED_BOX in act):
+            hint = (f"its shape {act_space.shape} is not 1-D; give the agent a flat Box, e.g. "
+                    "with gymnasium.wrappers.TransformAction reshaping a vector to that shape")
         elif _box(act_space) and BOUNDED_BOX in act:
             hint = "its tanh policy is scaled to the action bounds"
         elif _box(act_space):

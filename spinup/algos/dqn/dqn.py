@@ -373,6 +373,10 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
         optimizer.load_state_dict(state["optimizer"])
         restore_replay(replay, state["replay"])
         o, ep_ret, ep_len = restore_episode(env, state["episode"])
+        if ep_len == 0 and replay.size > 0:
+            # A new episode starts here (the env could not be restored exactly): mark the
+            # last stored transition as an episode end, so no n-step return spans both.
+            replay.end_buf[(replay.ptr - 1) % replay.max_size] = True
         restore_env_state(test_env, state["test_env"], "the test environment")
         restore_rng_state(state["rng"])
         start_time = time.time() - state["elapsed"]
