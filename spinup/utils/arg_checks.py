@@ -487,3 +487,140 @@ def check_cli(algo, fn, kwargs):
     _, spaces = _rules_of(fn)
     if env_name is not None and spaces is not None:
         check_spaces(algo, _Spaces(env_spaces(env_name)), **spaces)
+
+
+# ---- Non-finite rewards and observations from the env (issue 19, part B) ----
+# Checked where the data already sits in arrays, so the acting loop gets no extra
+# per-step work beyond one math.isfinite of the reward in off-policy buffers.
+
+def env_label(algo, env):
+    """``'<algo>: env <id>'`` for messages about data ``env`` produced (its spec's id,
+    else its class name)."""
+    spec = getattr(env, "spec", None)
+    name = spec.id if spec is not None else type(getattr(env, "unwrapped", env)).__name__
+    return f"{algo}: env {name}"
+
+
+def _short(values):
+    import numpy as np
+    flat = np.asarray(values).ravel()
+    text = np.array2string(flat[:6], precision=4, separator=", ")
+    return text[:-1] + ", ...]" if flat.size > 6 else text
+
+
+def check_finite_path(buf, path, last_val, obs=None, rew=None):
+    """Refuse a trajectory holding NaN or infinite observations or rewards.
+
+    Called by an on-policy buffer's ``finish_path`` (once per trajectory, on arrays),
+    before the returns are computed, so the run stops at the step where the bad
+    value appeared instead of failing epochs later inside ``torch.distributions``.
+
+    Args:
+        buf: the buffer, with optionally ``source`` (e.g. ``'ppo: env CartPole-v1'``,
+            see :func:`env_label`).
+        path (slice): the rows of the trajectory within the buffer.
+        last_val (float): the value that closes the trajectory.
+        obs, rew (numpy.ndarray): the buffer's observation and reward arrays
+            (default: ``buf.obs_buf`` and ``buf.rew_buf``).
+
+    Raises:
+        ValueError: one line naming the env, the step (counted from the start
+            of the epoch on this process) and whether the observation or the reward
+            was not finite.
+    """
+    import numpy as np
+    rew = (buf.rew_buf if rew is None else rew)[path]
+    obs = (buf.obs_buf if obs is None else obs)[path]
+    bad_rew = ~np.isfinite(rew)
+    bad_obs = ~np.isfinite(obs.reshape(len(obs), -1)).all(axis=1)
+    source = getattr(buf, "source", "the environment")
+    if bad_rew.any() or bad_obs.any():
+        i = int(np.argmax(bad_rew | bad_obs))
+        step = path.start + i
+        if bad_obs[i]:
+            what = f"observation {_short(obs[i])} (the one the agent acted on at step {step}"
+        else:
+            what = f"reward ({rew[i]}) (at step {step}"
+        raise ValueError(f"{source} returned a non-finite {what} of the current rollout, step {i} of "
+                         "the trajectory); rewards and observations must be finite numbers")
+    if not math.isfinite(float(last_val)):
+        raise ValueError(f"{source}: the value closing the trajectory after step {path.stop - 1} of "
+                         f"the current rollout is {float(last_val)}: the observation after that step "
+                         "is not finite, or the value network has diverged")
+
+
+def check_finite_reward(rew, buf, step=None, obs=None):
+    """Refuse a NaN or infinite reward (``math.isfinite``: cheap enough for every step).
+
+    Args:
+        rew (float): the reward.
+        buf: the replay buffer, with optionally ``source`` (see :func:`env_label`).
+        step (int): its replay slot, for the message.
+        obs: the observation the agent acted on; when it is the non-finite one (the
+            likely cause of the reward), the error names it instead.
+
+    Raises:
+        ValueError: one line naming the env and, if given, the slot.
+    """
+    if not math.isfinite(rew):
+        if obs is not None:
+            check_finite_obs(obs, buf, step, where="stored in replay slot")
+        source = getattr(buf, "source", "the environment")
+        at = "" if step is None else f" at replay slot {step}"
+        raise ValueError(f"{source} returned a non-finite reward ({rew}){at}; rewards and "
+                         "observations must be finite numbers")
+
+
+def check_finite_rows(obs, obs2, rows, buf):
+    """Refuse a replay batch whose observations are NaN or infinite.
+
+    Off-policy buffers call this on every sampled batch (a vectorised test of a few
+    hundred numbers), so a bad observation stops the run before it reaches a loss.
+
+    Args:
+        obs, obs2 (numpy.ndarray): the batch's observations and next observations.
+        rows (numpy.ndarray): their replay slots.
+        buf: the replay buffer, with optionally ``source`` (e.g. ``'sac: env
+            Pendulum-v1'``, see :func:`env_label`).
+
+    Raises:
+        ValueError: one line naming the env and the replay slot.
+    """
+    import numpy as np
+    good = np.isfinite(obs.reshape(len(obs), -1)).all(axis=1)
+    good2 = np.isfinite(obs2.reshape(len(obs2), -1)).all(axis=1)
+    if good.all() and good2.all():
+        return
+    i = int(np.argmin(good & good2))
+    source = getattr(buf, "source", "the environment")
+    which, value = ("observation", obs[i]) if not good[i] else ("next observation", obs2[i])
+    raise ValueError(f"{source} returned a non-finite {which} {_short(value)} (stored in "
+                     f"replay slot {int(rows[i])}, i.e. env step {int(rows[i])} if the buffer "
+                     "has not wrapped yet); rewards and observations must be finite numbers")
+
+
+def check_finite_obs(obs, buf, step, where=None):
+    """Refuse a NaN or infinite observation; nothing happens for a finite one.
+
+    Called only after acting on ``obs`` failed (a categorical policy cannot sample
+    from NaN logits), so that the error names the env and the step rather than
+    ``torch.multinomial``.
+
+    Args:
+        obs: the observation the agent was to act on.
+        buf: the algorithm's buffer, with optionally ``source`` (see :func:`env_label`).
+        step (int): the step of the current rollout, for the message.
+        where (str): how ``step`` is counted, if not in the current rollout (e.g.
+            ``'stored in replay slot'``).
+
+    Raises:
+        ValueError: ``obs`` holds NaN or inf.
+    """
+    import numpy as np
+    values = np.asarray(obs, dtype=np.float64)
+    if not np.isfinite(values).all():
+        source = getattr(buf, "source", "the environment")
+        at = (f"{where} {step}" if where else
+              f"the one the agent was to act on at step {step} of the current rollout")
+        raise ValueError(f"{source} returned a non-finite observation {_short(values)} ({at}); "
+                         "rewards and observations must be finite numbers")
