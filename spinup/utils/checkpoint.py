@@ -295,13 +295,16 @@ def restore_env_state(env, saved, what="the environment"):
     layers = _layers(env)
     classes = [type(layer).__name__ for layer in layers]
     same_chain = classes == [layer["class"] for layer in saved["layers"]]
-    if same_chain:  # running statistics carry over even when the episode cannot
-        for layer, entry in zip(layers, saved["layers"]):
+    if same_chain:  # running statistics and generators carry over even when the episode
+        for layer, entry in zip(layers, saved["layers"]):  # cannot (so do the next resets)
             for name, fields in entry.get("stats", {}).items():
                 target = vars(layer).get(name)
                 if target is not None:
                     for field, value in fields.items():
                         setattr(target, field, _unplain(value))
+            if entry["np_random"] is not None and vars(layer).get("_np_random") is not None:
+                restore_generator(layer._np_random, entry["np_random"])
+        restore_generator(getattr(env.action_space, "_np_random", None), saved["action_space"])
     if not saved["exact"] or not same_chain:
         if not _warned_inexact:
             if not same_chain:
@@ -320,15 +323,12 @@ def restore_env_state(env, saved, what="the environment"):
     for layer, entry in zip(layers, saved["layers"]):
         for name, value in entry["attrs"].items():
             setattr(layer, name, _unplain(value))
-        if entry["np_random"] is not None and vars(layer).get("_np_random") is not None:
-            restore_generator(layer._np_random, entry["np_random"])
     if saved["mujoco"] is not None:
         import mujoco
         base = env.unwrapped
         mujoco.mj_setState(base.model, base.data, saved["mujoco"].numpy(),
                            mujoco.mjtState.mjSTATE_INTEGRATION)
         mujoco.mj_forward(base.model, base.data)
-    restore_generator(getattr(env.action_space, "_np_random", None), saved["action_space"])
     return True
 
 
