@@ -67,8 +67,9 @@ def test_box2d_env_state_loads_weights_only(tmp_path):
 
 def test_mountaincar_checkpoint_loads(tmp_path):
     run_dir = str(tmp_path / "mc")
+    # 150 steps: the epoch ends mid-episode, while the env's state is a tuple of np.float64
     ppo(lambda: gym.make("MountainCar-v0"), epochs=1, logger_kwargs=dict(output_dir=run_dir),
-        **TINY_PPO)
+        **dict(TINY_PPO, steps_per_epoch=150))
     assert load_checkpoint(run_dir)["epoch"] == 1
 
 

@@ -541,12 +541,14 @@ def check_finite_path(buf, path, last_val, obs=None, rew=None):
             what = f"observation {_short(obs[i])} (the one the agent acted on at step {step}"
         else:
             what = f"reward ({rew[i]}) (at step {step}"
-        raise ValueError(f"{source} returned a non-finite {what} of the current rollout, step {i} of "
-                         "the trajectory); rewards and observations must be finite numbers")
+        raise ValueError(f"{source} returned a non-finite {what} of the current rollout, "
+                         f"step {i} of the trajectory); rewards and observations must be "
+                         "finite numbers")
     if not math.isfinite(float(last_val)):
-        raise ValueError(f"{source}: the value closing the trajectory after step {path.stop - 1} of "
-                         f"the current rollout is {float(last_val)}: the observation after that step "
-                         "is not finite, or the value network has diverged")
+        raise ValueError(f"{source}: the value closing the trajectory after step "
+                         f"{path.stop - 1} of the current rollout is {float(last_val)}: the "
+                         "observation after that step is not finite, or the value network "
+                         "has diverged")
 
 
 def check_finite_reward(rew, buf, step=None, obs=None):

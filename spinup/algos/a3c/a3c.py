@@ -53,10 +53,10 @@ import torch
 
 import spinup.algos.a3c.core as core
 from spinup.algos.a3c.workers import EpisodeDone, UpdateDone, WorkerPool
-from spinup.utils.arg_checks import (check_finite_obs, check_finite_path, env_label,
-                                     BASIC_RULES, BOX, DISCRETE, FLAT_BOX, boolean,
-                                     check_args, check_spaces, nonneg, nonneg_int, optional,
-                                     positive, positive_int, single_process, unit_interval)
+from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, boolean, check_args,
+                                     check_finite_obs, check_finite_path, check_spaces, env_label,
+                                     nonneg, nonneg_int, optional, positive, positive_int,
+                                     single_process, unit_interval)
 from spinup.utils.checkpoint import (env_state, load_checkpoint, restore_env_state,
                                      restore_rng_state, rng_state, save_checkpoint)
 from spinup.utils.logx import EpochLogger

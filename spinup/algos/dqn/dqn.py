@@ -55,9 +55,9 @@ import torch.nn.functional as F
 
 import spinup.algos.dqn.core as core
 from spinup.utils import torch_tools
-from spinup.utils.arg_checks import (check_finite_reward, check_finite_rows, env_label,
-                                     BASIC_RULES, DISCRETE, FLAT_BOX, boolean, check_args,
-                                     check_spaces, in_range, nonneg_int, optional, positive,
+from spinup.utils.arg_checks import (BASIC_RULES, DISCRETE, FLAT_BOX, boolean, check_args,
+                                     check_finite_reward, check_finite_rows, check_spaces,
+                                     env_label, in_range, nonneg_int, optional, positive,
                                      positive_int, single_process, unit_interval)
 from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint,
                                      restore_env_state, restore_episode, restore_replay,

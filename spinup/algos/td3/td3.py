@@ -53,9 +53,9 @@ import torch
 
 import spinup.algos.td3.core as core
 from spinup.utils import torch_tools
-from spinup.utils.arg_checks import (check_finite_reward, check_finite_rows, env_label,
-                                     BASIC_RULES, BOUNDED_BOX, FLAT_BOX, check_args,
-                                     check_spaces, nonneg, nonneg_int, positive, positive_int,
+from spinup.utils.arg_checks import (BASIC_RULES, BOUNDED_BOX, FLAT_BOX, check_args,
+                                     check_finite_reward, check_finite_rows, check_spaces,
+                                     env_label, nonneg, nonneg_int, positive, positive_int,
                                      single_process, unit_interval)
 from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint, load_module_states,
                                      module_states, replay_state, restore_env_state,

@@ -51,10 +51,10 @@ import numpy as np
 import torch
 
 import spinup.algos.vpg.core as core
-from spinup.utils.arg_checks import (check_finite_obs, check_finite_path, env_label,
-                                     BASIC_RULES, BOX, DISCRETE, FLAT_BOX, check_args,
-                                     check_spaces, in_range, positive, positive_int,
-                                     steps_over_procs, unit_interval)
+from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, check_args,
+                                     check_finite_obs, check_finite_path, check_spaces, env_label,
+                                     in_range, positive, positive_int, steps_over_procs,
+                                     unit_interval)
 from spinup.utils.checkpoint import (episode_state, load_checkpoint, restore_episode,
                                      restore_rng_state, rng_state, save_checkpoint)
 from spinup.utils.logx import EpochLogger
