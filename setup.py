@@ -35,7 +35,10 @@ setup(
         "tqdm>=4.60",
     ],
     extras_require={
+        # gymnasium[box2d]: LunarLander resume tests (Box2D wheels from PyPI, no swig needed
+        # on Python < 3.14).
         "test": ["pytest>=7", "pytest-timeout>=2.1", "gymnasium[mujoco]>=1.0",
+                 "gymnasium[box2d]>=1.0",
                  "moviepy>=1.0.0", "pygame-ce>=2.1.3", "tensorboard>=2.10",
                  # tests/docs/test_offline_docs.py builds the docs
                  "sphinx>=7", "sphinx-rtd-theme>=2.0", "django-static-mathjax>=3.2.2"],

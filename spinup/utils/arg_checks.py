@@ -242,6 +242,74 @@ seed_range = Rule(lambda name, ctx: (f"an int with 0 <= {name} <= "
                                      "seeds are below 2**32; each extra process adds 10000)"),
                   is_int, lambda v, ctx: 0 <= v <= _highest_seed(ctx), late=True)
 
+# ---- Legal values that would silently do nothing useful (issue 19, part B) ----
+
+#: PPO's ``clip_ratio``: strictly between 0 and 1 (at 1 or above the lower clip bound
+#: ``1 - clip_ratio`` is 0 or negative, so the objective is not clipped from below).
+clip_fraction = in_range(0, 1, low_open=True, high_open=True)
+
+
+def _int_or(value, fallback):
+    return value if is_int(value) else fallback
+
+
+def replay_holds_a_batch():
+    """``replay_size``: an int >= ``batch_size``, so a batch never repeats one
+    transition for want of others (``replay_size=1`` trains on a single one)."""
+    def words(name, ctx):
+        batch = "" if ctx is None else f" ({ctx.config.get('batch_size')!r})"
+        return f"an int >= batch_size{batch}: the buffer must hold at least one batch"
+    return Rule(words, is_int,
+                lambda v, ctx: v >= max(1, _int_or(ctx.config.get("batch_size"), 1)), late=True)
+
+
+def _first_update_step(ctx):
+    """The env step of an off-policy run's first update, and the run's total steps:
+    updates happen at steps ``t >= update_after`` with ``t % update_every == 0``."""
+    after = _int_or(ctx.config.get("update_after"), 0)
+    every = max(1, _int_or(ctx.config.get("update_every"), 1))
+    total = (_int_or(ctx.config.get("epochs"), 1) * _int_or(ctx.config.get("steps_per_epoch"), 1))
+    return -(-after // every) * every, total
+
+
+def update_happens():
+    """``update_after``: an int >= 0 small enough that the run (``epochs *
+    steps_per_epoch`` env steps) makes at least one update."""
+    def words(name, ctx):
+        if ctx is None:
+            return "an int >= 0 below epochs * steps_per_epoch"
+        first, total = _first_update_step(ctx)
+        return (f"the run has epochs * steps_per_epoch = {total} env steps and the first "
+                f"update would come at step {first} (update_after rounded up to a multiple "
+                "of update_every), so no update would ever happen; lower update_after or "
+                "raise epochs/steps_per_epoch")
+    def within(v, ctx):
+        first, total = _first_update_step(ctx)
+        return v >= 0 and first < total
+    return Rule(words, is_int, within, late=True)
+
+
+#: Rules :func:`check_args` applies to every algorithm that has an argument of that name,
+#: after the algorithm's own ``ARG_RULES``: counts of steps, iterations, episodes and
+#: epochs are whole numbers (``save_freq=1.5`` or ``target_update_every=2.5`` would
+#: otherwise be accepted and silently mean something else), and the cross-argument
+#: rules above.
+COMMON_RULES = dict(
+    {name: positive_int for name in (
+        "steps_per_epoch", "epochs", "replay_size", "batch_size", "update_every",
+        "target_update_every", "n_step", "n_steps", "max_ep_len", "save_freq",
+        "train_pi_iters", "policy_delay", "cg_iters")},
+    **{name: nonneg_int for name in (
+        "start_steps", "update_after", "eps_decay_steps", "num_test_episodes",
+        "train_v_iters", "backtrack_iters")},
+    num_workers=optional(positive_int),
+    clip_ratio=clip_fraction, replay_size_vs_batch=replay_holds_a_batch(),
+    update_after_vs_budget=update_happens())
+
+#: Cross-argument entries of :data:`COMMON_RULES`: rule key -> the argument it checks.
+_CROSS_KEYS = {"replay_size_vs_batch": "replay_size", "update_after_vs_budget": "update_after"}
+
+
 #: Rules every algorithm shares: spread into its ``ARG_RULES`` with ``dict(BASIC_RULES, ...)``.
 BASIC_RULES = dict(env_fn=is_callable, actor_critic=is_callable, ac_kwargs=mlp_ac_kwargs,
                    seed=seed_range, logger_kwargs=a_dict)
@@ -291,6 +359,11 @@ def check_args(algo, fn, kwargs, procs=None):
             rule.check(algo, name, ctx.procs, ctx)
         elif name in config:
             rule.check(algo, name, config[name], ctx)
+    common = sorted(COMMON_RULES.items(), key=lambda item: item[1].late)
+    for key, rule in common:
+        name = _CROSS_KEYS.get(key, key)
+        if name in config and name in params:
+            rule.check(algo, name, config[name], ctx)
 
 
 # ---- Spaces ----
@@ -327,8 +400,10 @@ def _discrete(space):
 
 #: A one-dimensional Box (vector observations).
 FLAT_BOX = SpaceKind("a flat Box", lambda s: _box(s, flat=True))
-#: Any Box (Gaussian policies cope with unbounded actions: they are clipped).
-BOX = SpaceKind("a Box", _box)
+#: A one-dimensional Box of any bounds (Gaussian policies cope with unbounded actions:
+#: they are clipped). The MLP policies emit a flat vector, so a ``(2, 3)`` or ``()``
+#: Box is refused up front rather than failing inside numpy after files exist.
+BOX = SpaceKind("a flat (1-D) Box", lambda s: _box(s, flat=True))
 #: A one-dimensional Box with finite low/high (a tanh policy is scaled to them).
 BOUNDED_BOX = SpaceKind("a continuous (Box)", lambda s: _box(s, flat=True, bounded=True),
                         " with finite low/high")
@@ -372,6 +447,9 @@ def check_spaces(algo, env, obs=FLAT_BOX, act=(BOX, DISCRETE)):
                  + "".join(kind.condition for kind in act))
         if _discrete(act_space):
             hint = f"for Discrete actions use {_DISCRETE_ALGOS}"
+        elif _box(act_space) and len(act_space.shape) != 1 and (BOX in act or BOUNDED_BOX in act):
+            hint = (f"its shape {act_space.shape} is not 1-D; give the agent a flat Box, e.g. "
+                    "with gymnasium.wrappers.TransformAction reshaping a vector to that shape")
         elif _box(act_space) and BOUNDED_BOX in act:
             hint = "its tanh policy is scaled to the action bounds"
         elif _box(act_space):
@@ -776,3 +854,141 @@ def check_name_lengths(exp_name, data_dir, names):
             raise ValueError(f"exp_name={short!r} ({len(exp_name)} characters) is not allowed: "
                              f"the directory name made from it would be {size} bytes and the "
                              f"file system allows {limit}; use a shorter --exp_name")
+
+# ---- Non-finite rewards and observations from the env (issue 19, part B) ----
+# Checked where the data already sits in arrays, so the acting loop gets no extra
+# per-step work beyond one math.isfinite of the reward in off-policy buffers.
+
+def env_label(algo, env):
+    """``'<algo>: env <id>'`` for messages about data ``env`` produced (its spec's id,
+    else its class name)."""
+    spec = getattr(env, "spec", None)
+    name = spec.id if spec is not None else type(getattr(env, "unwrapped", env)).__name__
+    return f"{algo}: env {name}"
+
+
+def _short(values):
+    import numpy as np
+    flat = np.asarray(values).ravel()
+    text = np.array2string(flat[:6], precision=4, separator=", ")
+    return text[:-1] + ", ...]" if flat.size > 6 else text
+
+
+def check_finite_path(buf, path, last_val, obs=None, rew=None):
+    """Refuse a trajectory holding NaN or infinite observations or rewards.
+
+    Called by an on-policy buffer's ``finish_path`` (once per trajectory, on arrays),
+    before the returns are computed, so the run stops at the step where the bad
+    value appeared instead of failing epochs later inside ``torch.distributions``.
+
+    Args:
+        buf: the buffer, with optionally ``source`` (e.g. ``'ppo: env CartPole-v1'``,
+            see :func:`env_label`).
+        path (slice): the rows of the trajectory within the buffer.
+        last_val (float): the value that closes the trajectory.
+        obs, rew (numpy.ndarray): the buffer's observation and reward arrays
+            (default: ``buf.obs_buf`` and ``buf.rew_buf``).
+
+    Raises:
+        ValueError: one line naming the env, the step (counted from the start
+            of the epoch on this process) and whether the observation or the reward
+            was not finite.
+    """
+    import numpy as np
+    rew = (buf.rew_buf if rew is None else rew)[path]
+    obs = (buf.obs_buf if obs is None else obs)[path]
+    bad_rew = ~np.isfinite(rew)
+    bad_obs = ~np.isfinite(obs.reshape(len(obs), -1)).all(axis=1)
+    source = getattr(buf, "source", "the environment")
+    if bad_rew.any() or bad_obs.any():
+        i = int(np.argmax(bad_rew | bad_obs))
+        step = path.start + i
+        if bad_obs[i]:
+            what = f"observation {_short(obs[i])} (the one the agent acted on at step {step}"
+        else:
+            what = f"reward ({rew[i]}) (at step {step}"
+        raise ValueError(f"{source} returned a non-finite {what} of the current rollout, "
+                         f"step {i} of the trajectory); rewards and observations must be "
+                         "finite numbers")
+    if not math.isfinite(float(last_val)):
+        raise ValueError(f"{source}: the value closing the trajectory after step "
+                         f"{path.stop - 1} of the current rollout is {float(last_val)}: the "
+                         "observation after that step is not finite, or the value network "
+                         "has diverged")
+
+
+def check_finite_reward(rew, buf, step=None, obs=None):
+    """Refuse a NaN or infinite reward (``math.isfinite``: cheap enough for every step).
+
+    Args:
+        rew (float): the reward.
+        buf: the replay buffer, with optionally ``source`` (see :func:`env_label`).
+        step (int): its replay slot, for the message.
+        obs: the observation the agent acted on; when it is the non-finite one (the
+            likely cause of the reward), the error names it instead.
+
+    Raises:
+        ValueError: one line naming the env and, if given, the slot.
+    """
+    if not math.isfinite(rew):
+        if obs is not None:
+            check_finite_obs(obs, buf, step, where="stored in replay slot")
+        source = getattr(buf, "source", "the environment")
+        at = "" if step is None else f" at replay slot {step}"
+        raise ValueError(f"{source} returned a non-finite reward ({rew}){at}; rewards and "
+                         "observations must be finite numbers")
+
+
+def check_finite_rows(obs, obs2, rows, buf):
+    """Refuse a replay batch whose observations are NaN or infinite.
+
+    Off-policy buffers call this on every sampled batch (a vectorised test of a few
+    hundred numbers), so a bad observation stops the run before it reaches a loss.
+
+    Args:
+        obs, obs2 (numpy.ndarray): the batch's observations and next observations.
+        rows (numpy.ndarray): their replay slots.
+        buf: the replay buffer, with optionally ``source`` (e.g. ``'sac: env
+            Pendulum-v1'``, see :func:`env_label`).
+
+    Raises:
+        ValueError: one line naming the env and the replay slot.
+    """
+    import numpy as np
+    good = np.isfinite(obs.reshape(len(obs), -1)).all(axis=1)
+    good2 = np.isfinite(obs2.reshape(len(obs2), -1)).all(axis=1)
+    if good.all() and good2.all():
+        return
+    i = int(np.argmin(good & good2))
+    source = getattr(buf, "source", "the environment")
+    which, value = ("observation", obs[i]) if not good[i] else ("next observation", obs2[i])
+    raise ValueError(f"{source} returned a non-finite {which} {_short(value)} (stored in "
+                     f"replay slot {int(rows[i])}, i.e. env step {int(rows[i])} if the buffer "
+                     "has not wrapped yet); rewards and observations must be finite numbers")
+
+
+def check_finite_obs(obs, buf, step, where=None):
+    """Refuse a NaN or infinite observation; nothing happens for a finite one.
+
+    Called only after acting on ``obs`` failed (a categorical policy cannot sample
+    from NaN logits), so that the error names the env and the step rather than
+    ``torch.multinomial``.
+
+    Args:
+        obs: the observation the agent was to act on.
+        buf: the algorithm's buffer, with optionally ``source`` (see :func:`env_label`).
+        step (int): the step of the current rollout, for the message.
+        where (str): how ``step`` is counted, if not in the current rollout (e.g.
+            ``'stored in replay slot'``).
+
+    Raises:
+        ValueError: ``obs`` holds NaN or inf.
+    """
+    import numpy as np
+    values = np.asarray(obs, dtype=np.float64)
+    if not np.isfinite(values).all():
+        source = getattr(buf, "source", "the environment")
+        at = (f"{where} {step}" if where else
+              f"the one the agent was to act on at step {step} of the current rollout")
+        raise ValueError(f"{source} returned a non-finite observation {_short(values)} ({at}); "
+                         "rewards and observations must be finite numbers")

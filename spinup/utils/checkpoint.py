@@ -23,7 +23,9 @@ spinup.run ALGO --resume D``) loads the checkpoint, drops any row of
 """
 import os
 import os.path as osp
+import pickle
 import random
+import re
 import warnings
 
 import numpy as np
@@ -95,7 +97,15 @@ def load_checkpoint(output_dir, rank=None):
                                 "exist; checkpoints are written at the end of each epoch)")
     try:
         state = torch.load(path, weights_only=True)
-    except Exception as e:  # truncated, damaged, or pickled code
+    except pickle.UnpicklingError as e:  # complete, but holds more than tensors and plain values
+        if "weights_only" not in str(e).lower().replace(" ", "_"):
+            raise ValueError(f"{output_dir}: corrupt checkpoint {path} (UnpicklingError); "
+                             "cannot resume from it") from None
+        found = re.search(r"GLOBAL (\S+)", str(e))
+        raise ValueError(f"{output_dir}: checkpoint {path} holds objects other than tensors "
+                         f"and plain values ({found.group(1) if found else 'pickled code'}), "
+                         "which are not loaded; cannot resume from it") from None
+    except Exception as e:  # truncated or damaged
         raise ValueError(f"{output_dir}: corrupt checkpoint {path} ({type(e).__name__}); "
                          "cannot resume from it") from None
     if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
@@ -157,27 +167,59 @@ def _text_to_ints(d):
 
 # ---- Environments ----
 
-def _plain(value):
-    """``(True, saved form)`` for a value that is state we can save, else ``(False, None)``."""
+def _plain(value, depth=0):
+    """``(True, saved form)`` for a value that is state we can save, else ``(False, None)``.
+
+    Numbers, flags, strings, ``None``, numeric numpy arrays and scalars, and lists,
+    tuples and string-keyed dicts of those (nested at most a few levels) are state
+    we can save. Containers are wrapped in a one-key dict (``{"__list__": [...]}``)
+    so :func:`_unplain` gives back the same type.
+    """
     import torch
+    # numpy scalars first: np.float64 is a subclass of float, but torch.load(weights_only=True)
+    # refuses a numpy scalar, so it must be stored as the Python number it holds.
+    if isinstance(value, np.generic):
+        return (True, value.item()) if value.dtype.kind in "biuf" else (False, None)
     if value is None or isinstance(value, (bool, int, float, str)):
         return True, value
-    if isinstance(value, np.generic):
-        return True, value.item()
     if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
         return True, torch.from_numpy(np.array(value))
-    if isinstance(value, tuple) and all(isinstance(v, (int, float)) for v in value):
-        return True, {"tuple": list(value)}
-    return False, None
+    if depth >= 4 or not isinstance(value, (tuple, list, dict)):
+        return False, None
+    if isinstance(value, dict):
+        if not all(isinstance(k, str) for k in value):
+            return False, None
+        items = {k: _plain(v, depth + 1) for k, v in value.items()}
+        ok = all(good for good, _ in items.values())
+        return (True, {"__dict__": {k: saved for k, (_, saved) in items.items()}}) if ok \
+            else (False, None)
+    items = [_plain(v, depth + 1) for v in value]
+    if not all(good for good, _ in items):
+        return False, None
+    return True, {"__tuple__" if isinstance(value, tuple) else "__list__":
+                  [saved for _, saved in items]}
 
 
 def _unplain(value):
     import torch
     if isinstance(value, torch.Tensor):
         return value.numpy().copy()
-    if isinstance(value, dict) and set(value) == {"tuple"}:
-        return tuple(value["tuple"])
+    if isinstance(value, dict) and len(value) == 1:
+        (key, inner), = value.items()
+        if key in ("__tuple__", "tuple"):  # "tuple": checkpoints written before lists were saved
+            return tuple(_unplain(v) for v in inner)
+        if key == "__list__":
+            return [_unplain(v) for v in inner]
+        if key == "__dict__":
+            return {k: _unplain(v) for k, v in inner.items()}
     return value
+
+
+def _is_running_stats(value):
+    """True for a running mean/variance tracker (gymnasium's ``RunningMeanStd``, used by
+    ``NormalizeObservation`` and ``NormalizeReward``) whose fields are all plain values."""
+    return (type(value).__name__ == "RunningMeanStd" and hasattr(value, "__dict__")
+            and all(_plain(v)[0] for v in vars(value).values()))
 
 
 def _layers(env):
@@ -195,26 +237,32 @@ def env_state(env):
     flags, numeric arrays, e.g. ``TimeLimit._elapsed_steps`` or a classic-control
     env's ``state``) and the ``np_random`` generator; for MuJoCo envs, the full
     integration state of ``data`` (time, ``qpos``, ``qvel``, actuator and warm-start
-    state); and the action space's generator. Attributes of other kinds (a Box2D
-    world, a wrapper's running statistics) cannot be saved: the result is then
-    marked ``exact=False`` and a resume starts a new episode instead.
+    state); and the action space's generator. Lists, tuples and dicts of plain
+    values are saved too. Running statistics (``RunningMeanStd`` of the
+    ``NormalizeObservation``/``NormalizeReward`` wrappers) are saved field by
+    field, under ``"stats"``, and restored even when the episode is not.
+    Attributes of other kinds (a Box2D world, a deque, an object) cannot be
+    saved: the result is then marked ``exact=False``, their names are listed
+    under ``"skipped"``, and a resume starts a new episode instead.
 
     Returns:
         dict: tensors and plain values.
     """
     layers, exact, skipped = [], True, []
     for layer in _layers(env):
-        attrs = {}
+        attrs, stats = {}, {}
         for name, value in vars(layer).items():
             if name in _NOT_STATE or callable(value):
                 continue
             ok, saved = _plain(value)
             if ok:
                 attrs[name] = saved
-            elif not isinstance(value, (dict, list)) or name.startswith("_"):
+            elif _is_running_stats(value):
+                stats[name] = {field: _plain(v)[1] for field, v in vars(value).items()}
+            else:
                 exact = False
                 skipped.append(f"{type(layer).__name__}.{name}")
-        layers.append({"class": type(layer).__name__, "attrs": attrs,
+        layers.append({"class": type(layer).__name__, "attrs": attrs, "stats": stats,
                        "np_random": generator_state(vars(layer).get("_np_random"))})
     state = {"layers": layers, "exact": exact, "skipped": skipped,
              "mujoco": _mujoco_state(env.unwrapped),
@@ -246,26 +294,41 @@ def restore_env_state(env, saved, what="the environment"):
     global _warned_inexact
     layers = _layers(env)
     classes = [type(layer).__name__ for layer in layers]
-    if not saved["exact"] or classes != [layer["class"] for layer in saved["layers"]]:
+    same_chain = classes == [layer["class"] for layer in saved["layers"]]
+    if same_chain:  # running statistics and generators carry over even when the episode
+        for layer, entry in zip(layers, saved["layers"]):  # cannot (so do the next resets)
+            for name, fields in entry.get("stats", {}).items():
+                target = vars(layer).get(name)
+                if target is not None:
+                    for field, value in fields.items():
+                        setattr(target, field, _unplain(value))
+            if entry["np_random"] is not None and vars(layer).get("_np_random") is not None:
+                restore_generator(layer._np_random, entry["np_random"])
+        restore_generator(getattr(env.action_space, "_np_random", None), saved["action_space"])
+    if not saved["exact"] or not same_chain:
         if not _warned_inexact:
-            why = (", ".join(saved["skipped"]) if not saved["exact"]
-                   else "the wrapper chain differs")
-            print(f"Warning: cannot restore {what} exactly ({why}); the resumed run "
-                  "starts a new episode.", flush=True)
+            if not same_chain:
+                print(f"Warning: cannot restore {what} exactly (its wrapper chain differs "
+                      "from the saved one); the resumed run starts a new episode and every "
+                      "wrapper starts afresh.", flush=True)
+            else:
+                kept = [f"{entry['class']}.{name}" for entry in saved["layers"]
+                        for name in entry.get("stats", {})]
+                print(f"Warning: cannot restore {what} exactly (cannot save "
+                      f"{', '.join(saved['skipped'])}); the resumed run starts a new episode, "
+                      "and those attributes take the values a new episode gives them"
+                      + (f" (restored: {', '.join(kept)})" if kept else "") + ".", flush=True)
             _warned_inexact = True
         return False
     for layer, entry in zip(layers, saved["layers"]):
         for name, value in entry["attrs"].items():
             setattr(layer, name, _unplain(value))
-        if entry["np_random"] is not None and vars(layer).get("_np_random") is not None:
-            restore_generator(layer._np_random, entry["np_random"])
     if saved["mujoco"] is not None:
         import mujoco
         base = env.unwrapped
         mujoco.mj_setState(base.model, base.data, saved["mujoco"].numpy(),
                            mujoco.mjtState.mjSTATE_INTEGRATION)
         mujoco.mj_forward(base.model, base.data)
-    restore_generator(getattr(env.action_space, "_np_random", None), saved["action_space"])
     return True
 
 

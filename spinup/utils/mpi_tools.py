@@ -151,7 +151,7 @@ def die_with_parent():
     return in_child
 
 
-def mpi_fork(n, oversubscribe=False):
+def mpi_fork(n, bind_to_core=False, *, oversubscribe=False):
     """Turn the current program into an ``n``-process MPI job.
 
     Runs ``mpiexec -n n <python> <the same arguments>`` with ``IN_MPI=1`` and one
@@ -160,12 +160,11 @@ def mpi_fork(n, oversubscribe=False):
     nothing when ``n <= 1`` or when the process already runs under a launcher
     (for example an ``mpiexec`` spanning several hosts that you started yourself).
 
-    Spinning Up's ``bind_to_core`` argument is gone (no spinup code used it); to
-    pin ranks to cores, start the script under your own ``mpiexec -bind-to core``.
-
     Args:
         n (int or str): number of processes, or ``'auto'`` for one per physical core.
-        oversubscribe (bool): allow more processes than cores (see
+        bind_to_core (bool): pin each process to one core (``mpiexec -bind-to core``),
+            the spec's second parameter.
+        oversubscribe (bool, keyword only): allow more processes than cores (see
             :func:`check_num_cpu`). MPICH's ``mpiexec`` (the PyPI wheel) starts
             them without being told; Open MPI's gets ``--oversubscribe``.
 
@@ -182,6 +181,8 @@ def mpi_fork(n, oversubscribe=False):
         raise RuntimeError("num_cpu > 1 needs an MPI launcher, but no 'mpiexec' was found. "
                            "Install one with: pip install mpi4py mpich")
     extra = ["--oversubscribe"] if oversubscribe and _is_open_mpi(mpiexec) else []
+    if bind_to_core:
+        extra += ["-bind-to", "core"]  # spelled so that MPICH's Hydra and Open MPI both read it
     env = dict(os.environ, MKL_NUM_THREADS="1", OMP_NUM_THREADS="1", IN_MPI="1")
     sys.exit(subprocess.call([mpiexec, *extra, "-n", str(n), sys.executable, *sys.argv],
                              env=env, preexec_fn=die_with_parent()))

@@ -316,7 +316,7 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
 
     def run_in_subprocess():
         from spinup.utils.mpi_tools import mpi_fork
-        mpi_fork(num_cpu, oversubscribe)
+        mpi_fork(num_cpu, oversubscribe=oversubscribe)
         thunk(**kwargs)
 
     from spinup.utils.mpi_tools import die_with_parent

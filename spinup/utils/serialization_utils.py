@@ -437,9 +437,39 @@ def build_model(saved, path="model.pt", allowed_modules=()):
     from spinup.utils.arg_checks import check_saved_model_memory
     check_saved_model_memory(path, saved.get("ac_class"), saved["ac_kwargs"],  # before allocating
                              saved.get("state_dict"))
-    ac = ac_class(space_from_dict(saved["observation_space"]),
-                  space_from_dict(saved["action_space"]),
-                  **kwargs_from_plain(saved["ac_kwargs"], allowed_modules))
+    kwargs = kwargs_from_plain(saved["ac_kwargs"], allowed_modules)
+    try:
+        ac = ac_class(space_from_dict(saved["observation_space"]),
+                      space_from_dict(saved["action_space"]), **kwargs)
+    except TypeError as e:
+        raise ValueError(f"{path}: {ac_class.__name__} does not take the saved ac_kwargs "
+                         f"{saved['ac_kwargs']} ({e})") from None
+    mismatch = _weights_mismatch(ac.state_dict(), saved["state_dict"])
+    if mismatch:
+        raise ValueError(f"{path}: the saved weights do not fit the network that its ac_kwargs "
+                         f"{saved['ac_kwargs']} describe ({mismatch}); was the file edited, "
+                         "or written by another version of the actor-critic?")
     ac.load_state_dict(saved["state_dict"])
     ac.eval()
     return ac
+
+
+def _weights_mismatch(built, saved):
+    """How ``saved`` (a state_dict) differs from the freshly ``built`` one, in a few
+    words (counts and the first example of each kind), or ``''`` if it fits."""
+    if not isinstance(saved, dict):
+        return "the state_dict is not a dict"
+    missing = [k for k in built if k not in saved]
+    extra = [k for k in saved if k not in built]
+    reshaped = [k for k in built if k in saved and hasattr(saved[k], "shape")
+                and tuple(saved[k].shape) != tuple(built[k].shape)]
+    parts = []
+    if missing:
+        parts.append(f"{len(missing)} missing, e.g. {missing[0]!r}")
+    if extra:
+        parts.append(f"{len(extra)} unexpected, e.g. {extra[0]!r}")
+    if reshaped:
+        k = reshaped[0]
+        parts.append(f"{len(reshaped)} of another shape, e.g. {k!r}: saved "
+                     f"{tuple(saved[k].shape)}, expected {tuple(built[k].shape)}")
+    return "; ".join(parts)

@@ -145,6 +145,25 @@ def load_policy_and_env(fpath, itr="last", deterministic=False, render_mode=None
     return load_env(fpath, itr, render_mode), get_action
 
 
+def load_policy(fpath, itr="last", deterministic=False):
+    """The spec's name for :func:`load_policy_and_env` (Spinning Up's "Experiment Outputs"
+    page calls ``_, get_action = load_policy(fpath)``).
+
+    Args:
+        fpath (str): the run's output directory.
+        itr: ``'last'`` (default) or the number of a snapshot.
+        deterministic (bool): act with the deterministic action.
+
+    Returns:
+        ``(env, get_action)``, exactly as :func:`load_policy_and_env`: ``env`` is
+        ``None`` when the run recorded no environment.
+
+    Raises:
+        FileNotFoundError, ValueError, ImportError: as :func:`load_pytorch_policy`.
+    """
+    return load_policy_and_env(fpath, itr, deterministic)
+
+
 def run_policy(env, get_action, max_ep_len=None, num_episodes=100, render=True):
     """Run episodes with ``get_action`` in ``env``, printing each episode's return.
 

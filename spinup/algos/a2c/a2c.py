@@ -59,9 +59,10 @@ import numpy as np
 import torch
 
 import spinup.algos.a2c.core as core
-from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, boolean,
-                                     check_args, check_spaces, nonneg, optional, positive,
-                                     positive_int, steps_over_procs, unit_interval)
+from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, boolean, check_args,
+                                     check_finite_obs, check_finite_path, check_spaces, env_label,
+                                     nonneg, optional, positive, positive_int, steps_over_procs,
+                                     unit_interval)
 from spinup.utils.checkpoint import (episode_state, load_checkpoint, restore_episode,
                                      restore_rng_state, rng_state, save_checkpoint)
 from spinup.utils.logx import EpochLogger
@@ -113,6 +114,7 @@ class A2CBuffer:
                 rewards after the end of the rollout, a time limit or ``max_ep_len``.
         """
         seg = slice(self.path_start, self.ptr)
+        check_finite_path(self, seg, last_val)  # stop at NaN/inf from the env
         vals = self.val_buf[seg]
         rew_ext = np.append(self.rew_buf[seg], last_val)
         val_ext = np.append(vals, last_val)
@@ -284,6 +286,8 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
         buf = A2CBuffer(env.observation_space.shape, env.action_space.shape, n_steps,
                         gamma, lam)
+
+        buf.source = env_label("a2c", env)
         # One Adam for theta and psi together (the combined loss of compute_loss).
         optimizer = torch.optim.Adam(ac.parameters(), lr=lr)
         rollouts_per_epoch = local_steps // n_steps
@@ -348,7 +352,11 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 for t in range(n_steps):
                     # [A2C line 10] Act with pi_theta. The env sees a Gaussian sample
                     # clipped to the box; the buffer keeps the sample itself.
-                    a, v, _ = ac.step(torch.as_tensor(obs, dtype=torch.float32))
+                    try:
+                        a, v, _ = ac.step(torch.as_tensor(obs, dtype=torch.float32))
+                    except RuntimeError:  # e.g. NaN logits: name the bad observation if it is one
+                        check_finite_obs(obs, buf, t)
+                        raise
                     env_a = (np.clip(a, env.action_space.low, env.action_space.high)
                              if is_box else a)
                     next_obs, r, terminated, truncated, _ = env.step(env_a)

@@ -64,9 +64,10 @@ import torch
 
 import spinup.algos.a3c.core as core
 from spinup.algos.a3c.workers import EpisodeDone, UpdateDone, WorkerPool
-from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, boolean,
-                                     check_args, check_spaces, nonneg, nonneg_int, optional,
-                                     positive, positive_int, single_process, unit_interval)
+from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, boolean, check_args,
+                                     check_finite_obs, check_finite_path, check_spaces, env_label,
+                                     nonneg, nonneg_int, optional, positive, positive_int,
+                                     single_process, unit_interval)
 from spinup.utils.checkpoint import (env_state, load_checkpoint, restore_env_state,
                                      restore_rng_state, rng_state, save_checkpoint)
 from spinup.utils.logx import EpochLogger
@@ -118,6 +119,7 @@ class A3CBuffer:
                 the rewards not seen (end of the rollout, time limit, ``max_ep_len``).
         """
         seg = slice(self.path_start, self.n)
+        check_finite_path(self, seg, last_val, self.obs, self.rew)  # stop at NaN/inf from the env
         rew, val = self.rew[seg], self.val[seg]
         next_val = np.append(val[1:], last_val)  # V(s_{t+1}); the last one bootstraps
         # delta_t = r_t + gamma V(s_{t+1}) - V(s_t); A_t = sum_l (gamma lam)^l delta_{t+l}
@@ -325,6 +327,7 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         local_ac = copy.deepcopy(shared_ac)                            # [A3C line 9]
         buf = A3CBuffer(env.observation_space.shape, env.action_space.shape, n_steps,
                         gamma, lam)
+        buf.source = env_label("a3c", env)
         o, _ = env.reset(seed=worker_seed)
         env.action_space.seed(worker_seed)
         ep_ret, ep_len = 0.0, 0
@@ -333,7 +336,11 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             local_ac.load_state_dict(shared_ac.state_dict())
             T_read = T.value
             while not buf.full():                                      # [A3C line 12]
-                a, v, _ = local_ac.step(torch.as_tensor(o, dtype=torch.float32))
+                try:
+                    a, v, _ = local_ac.step(torch.as_tensor(o, dtype=torch.float32))
+                except RuntimeError:  # e.g. NaN logits: name the bad observation if it is one
+                    check_finite_obs(o, buf, buf.n)
+                    raise
                 o2, r, terminated, truncated, _ = env.step(env_action(a, env.action_space))
                 buf.store(o, a, r, v)
                 o, ep_ret, ep_len = o2, ep_ret + r, ep_len + 1

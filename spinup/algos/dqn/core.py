@@ -90,8 +90,9 @@ class MLPQFunction(nn.Module):
         self.dueling = dueling
         if dueling:
             self.trunk = mlp([obs_dim, *hidden_sizes], activation, activation)
-            self.v_head = nn.Linear(hidden_sizes[-1], 1)
-            self.a_head = nn.Linear(hidden_sizes[-1], n_actions)
+            width = hidden_sizes[-1] if len(hidden_sizes) else obs_dim  # () : heads read obs
+            self.v_head = nn.Linear(width, 1)
+            self.a_head = nn.Linear(width, n_actions)
         else:
             self.q = mlp([obs_dim, *hidden_sizes, n_actions], activation)
 

@@ -55,6 +55,7 @@ marks a step that depends on it):
 
 Lines of code that carry out a step of this pseudocode are tagged ``[DQN line N]``.
 """
+import math
 import time
 from contextlib import closing
 from copy import deepcopy
@@ -66,7 +67,8 @@ import torch.nn.functional as F
 import spinup.algos.dqn.core as core
 from spinup.utils import torch_tools
 from spinup.utils.arg_checks import (BASIC_RULES, DISCRETE, FLAT_BOX, boolean, check_args,
-                                     check_spaces, in_range, nonneg_int, optional, positive,
+                                     check_finite_reward, check_finite_rows, check_spaces,
+                                     env_label, in_range, nonneg_int, optional, positive,
                                      positive_int, single_process, unit_interval)
 from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint,
                                      restore_env_state, restore_episode, restore_replay,
@@ -114,6 +116,8 @@ class ReplayBuffer:
     def store(self, obs, act, rew, next_obs, done, end):
         """Write one transition into slot ``ptr`` and advance ``ptr`` (cyclically)."""
         slot = self.ptr
+        if not math.isfinite(rew):  # NaN/inf reward from the env: stop at its step
+            check_finite_reward(rew, self, slot, obs)
         self.obs_buf[slot], self.act_buf[slot], self.rew_buf[slot] = obs, act, rew
         self.obs2_buf[slot], self.done_buf[slot], self.end_buf[slot] = next_obs, done, end
         self.ptr = (slot + 1) % self.max_size
@@ -149,6 +153,7 @@ class ReplayBuffer:
             disc = np.where(going, disc * self.gamma, disc)
         batch = dict(obs=self.obs_buf[idxs], act=self.act_buf[idxs], ret=ret,
                      obs2=self.obs2_buf[last], done=self.done_buf[last], disc=disc)
+        check_finite_rows(batch["obs"], batch["obs2"], idxs, self)  # NaN/inf observations
         return {key: torch.as_tensor(value) for key, value in batch.items()}
 
 
@@ -220,8 +225,8 @@ def q_target(q_net, q_targ, data, double=False):
 
 
 # What dqn accepts; checked by spinup.utils.arg_checks before anything is written
-# (and by the command line before it launches a run). Counts must be ints; the
-# thresholds start_steps .. save_freq are only compared, so any number will do.
+# (and by the command line before it launches a run); arg_checks.COMMON_RULES adds
+# that every count (start_steps, update_after, save_freq ...) is a whole number.
 ARG_RULES = dict(BASIC_RULES, steps_per_epoch=positive_int, epochs=positive_int,
                  replay_size=positive_int, gamma=unit_interval, lr=positive,
                  batch_size=positive_int, start_steps=in_range(0), update_after=in_range(0),
@@ -358,6 +363,7 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
                                          per_alpha, per_eps)
     else:
         replay = ReplayBuffer(obs_shape, replay_size, gamma, n_step)
+    replay.source = env_label("dqn", env)
 
     optimizer = Adam(q_net.parameters(), lr=lr)
     logger.setup_pytorch_saver(q_net, ac_kwargs=ac_kwargs)
@@ -384,6 +390,10 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
         optimizer.load_state_dict(state["optimizer"])
         restore_replay(replay, state["replay"])
         o, ep_ret, ep_len = restore_episode(env, state["episode"])
+        if ep_len == 0 and replay.size > 0:
+            # A new episode starts here (the env could not be restored exactly): mark the
+            # last stored transition as an episode end, so no n-step return spans both.
+            replay.end_buf[(replay.ptr - 1) % replay.max_size] = True
         restore_env_state(test_env, state["test_env"], "the test environment")
         restore_rng_state(state["rng"])
         start_time = time.time() - state["elapsed"]

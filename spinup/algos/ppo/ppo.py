@@ -61,8 +61,9 @@ import torch
 
 import spinup.algos.ppo.core as core
 from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, check_args,
-                                     check_spaces, in_range, positive, positive_int,
-                                     steps_over_procs, unit_interval)
+                                     check_finite_obs, check_finite_path, check_spaces, env_label,
+                                     in_range, positive, positive_int, steps_over_procs,
+                                     unit_interval)
 from spinup.utils.checkpoint import (episode_state, load_checkpoint, restore_episode,
                                      restore_rng_state, rng_state, save_checkpoint)
 from spinup.utils.logx import EpochLogger
@@ -118,6 +119,7 @@ class PPOBuffer:
                 rewards beyond the cut are still accounted for.
         """
         path = slice(self.path_start_idx, self.ptr)
+        check_finite_path(self, path, last_val)  # stop at NaN/inf from the env
         # r_0 .. r_{T-1} followed by V(s_T), and V(s_0) .. V(s_T).
         rew_and_tail = np.append(self.rew_buf[path], last_val)
         v_and_tail = np.append(self.val_buf[path], last_val)
@@ -269,6 +271,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         local_steps = steps_per_epoch // num_procs()
         buf = PPOBuffer(env.observation_space.shape, env.action_space.shape,
                         local_steps, gamma, lam)
+        buf.source = env_label("ppo", env)
         pi_optimizer = torch.optim.Adam(ac.pi.parameters(), lr=pi_lr)
         vf_optimizer = torch.optim.Adam(ac.v.parameters(), lr=vf_lr)
         logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
@@ -341,6 +344,8 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     logger.detail(f"Early stopping at step {stop_iter}: KL above 1.5 * target_kl.")
                     break
                 gradient_step(pi_optimizer, loss_pi, ac.pi)
+            else:
+                stop_iter = train_pi_iters  # never stopped early: every step was taken
             logger.store(StopIter=stop_iter)
             # [PPO line 11] regress V_phi on the rewards-to-go.
             for _ in range(train_v_iters):
@@ -365,7 +370,11 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             for t in range(local_steps):
                 # [PPO line 3] act with pi_k; the env gets the action clipped to its
                 # bounds, the buffer the sample itself (whose log-prob the ratio uses).
-                a, v, logp = ac.step(torch.as_tensor(o, dtype=torch.float32))
+                try:
+                    a, v, logp = ac.step(torch.as_tensor(o, dtype=torch.float32))
+                except RuntimeError:  # e.g. NaN logits: name the bad observation if it is one
+                    check_finite_obs(o, buf, t)
+                    raise
                 env_a = np.clip(a, env.action_space.low, env.action_space.high) if is_box else a
                 o2, r, terminated, truncated, _ = env.step(env_a)
                 buf.store(o, a, r, v, logp)

@@ -110,7 +110,7 @@ class SquashedGaussianMLPActor(nn.Module):
 
     def __init__(self, obs_dim, act_dim, hidden_sizes, activation):
         super().__init__()
-        width = hidden_sizes[-1]
+        width = hidden_sizes[-1] if len(hidden_sizes) else obs_dim  # () : heads read obs
         self.net = mlp([obs_dim, *hidden_sizes], activation, activation)
         self.mu_layer = nn.Linear(width, act_dim)
         self.log_std_layer = nn.Linear(width, act_dim)

@@ -56,6 +56,7 @@ the policy units [-1, 1]^n until line 5):
 
 Lines of code that carry out a step of this pseudocode are tagged ``[SAC line N]``.
 """
+import math
 import time
 from contextlib import closing
 from copy import deepcopy
@@ -66,8 +67,9 @@ import torch
 import spinup.algos.sac.core as core
 from spinup.utils import torch_tools
 from spinup.utils.arg_checks import (BASIC_RULES, BOUNDED_BOX, FLAT_BOX, Rule, check_args,
-                                     check_spaces, in_range, is_number, nonneg_int, optional,
-                                     positive, positive_int, single_process, unit_interval)
+                                     check_finite_reward, check_finite_rows, check_spaces,
+                                     env_label, in_range, is_number, nonneg_int, optional, positive,
+                                     positive_int, single_process, unit_interval)
 from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint, load_module_states,
                                      module_states, replay_state, restore_env_state,
                                      restore_episode, restore_replay, restore_rng_state, rng_state,
@@ -108,6 +110,8 @@ class ReplayBuffer:
     def store(self, obs, act, rew, next_obs, done):
         """Write one transition into slot ``ptr`` and advance ``ptr`` (cyclically)."""
         slot = self.ptr
+        if not math.isfinite(rew):  # NaN/inf reward from the env: stop at its step
+            check_finite_reward(rew, self, slot, obs)
         self.obs_buf[slot], self.act_buf[slot], self.rew_buf[slot] = obs, act, rew
         self.obs2_buf[slot], self.done_buf[slot] = next_obs, done
         self.ptr = (slot + 1) % self.max_size
@@ -124,7 +128,9 @@ class ReplayBuffer:
         rows = np.random.randint(0, self.size, size=batch_size)
         columns = dict(obs=self.obs_buf, obs2=self.obs2_buf, act=self.act_buf,
                        rew=self.rew_buf, done=self.done_buf)
-        return {key: torch.from_numpy(column[rows]) for key, column in columns.items()}
+        batch = {key: column[rows] for key, column in columns.items()}
+        check_finite_rows(batch["obs"], batch["obs2"], rows, self)  # NaN/inf observations
+        return {key: torch.from_numpy(value) for key, value in batch.items()}
 
 
 def _alpha_words(name, ctx):
@@ -141,8 +147,8 @@ def _alpha_ok(alpha, ctx):
 
 
 # What sac accepts; checked by spinup.utils.arg_checks before anything is written
-# (and by the command line before it launches a run). Counts must be ints; the
-# thresholds start_steps .. save_freq are only compared, so any number will do.
+# (and by the command line before it launches a run); arg_checks.COMMON_RULES adds
+# that every count (start_steps, update_after, save_freq ...) is a whole number.
 ARG_RULES = dict(BASIC_RULES, steps_per_epoch=positive_int, epochs=positive_int,
                  replay_size=positive_int, gamma=unit_interval, polyak=unit_interval,
                  lr=positive,
@@ -266,6 +272,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     ac_targ = deepcopy(ac)
     ac_targ.requires_grad_(False)
     replay_buffer = ReplayBuffer(observation_space.shape, act_dim, replay_size)
+    replay_buffer.source = env_label("sac", env)
     n_params = [core.count_vars(net) for net in (ac.pi, ac.q1, ac.q2)]
     logger.log("\nNumber of parameters: \t pi: %d, \t q1: %d, \t q2: %d\n" % tuple(n_params))
 

@@ -48,6 +48,7 @@ the policy units [-1, 1]^n until line 5):
 
 The code below marks where each step happens with ``[TD3 line N]``.
 """
+import math
 import time
 from contextlib import closing
 from copy import deepcopy
@@ -58,7 +59,8 @@ import torch
 import spinup.algos.td3.core as core
 from spinup.utils import torch_tools
 from spinup.utils.arg_checks import (BASIC_RULES, BOUNDED_BOX, FLAT_BOX, check_args,
-                                     check_spaces, nonneg, nonneg_int, positive, positive_int,
+                                     check_finite_reward, check_finite_rows, check_spaces,
+                                     env_label, nonneg, nonneg_int, positive, positive_int,
                                      single_process, unit_interval)
 from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint, load_module_states,
                                      module_states, replay_state, restore_env_state,
@@ -99,6 +101,8 @@ class ReplayBuffer:
     def store(self, obs, act, rew, next_obs, done):
         """Write one transition into row ``ptr`` and advance ``ptr`` (cyclically)."""
         row = self.ptr
+        if not math.isfinite(rew):  # NaN/inf reward from the env: stop at its step
+            check_finite_reward(rew, self, row, obs)
         self.obs_buf[row], self.act_buf[row], self.rew_buf[row] = obs, act, rew
         self.obs2_buf[row], self.done_buf[row] = next_obs, done
         self.ptr = (row + 1) % self.max_size
@@ -115,7 +119,9 @@ class ReplayBuffer:
         rows = np.random.randint(0, self.size, size=batch_size)
         fields = (("obs", self.obs_buf), ("obs2", self.obs2_buf), ("act", self.act_buf),
                   ("rew", self.rew_buf), ("done", self.done_buf))
-        return {name: torch.from_numpy(array[rows]) for name, array in fields}
+        batch = {name: array[rows] for name, array in fields}
+        check_finite_rows(batch["obs"], batch["obs2"], rows, self)  # NaN/inf observations
+        return {name: torch.from_numpy(value) for name, value in batch.items()}
 
 
 # What td3 accepts; checked by spinup.utils.arg_checks before anything is written
@@ -252,6 +258,7 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     ac = actor_critic(env.observation_space, act_space, **ac_kwargs)
     replay_buffer = ReplayBuffer(obs_dim=env.observation_space.shape, act_dim=act_dim,
                                  size=replay_size)
+    replay_buffer.source = env_label("td3", env)
     # [TD3 line 2] targets start as copies; only polyak_update changes them
     ac_targ = deepcopy(ac)
     ac_targ.requires_grad_(False)

@@ -75,8 +75,9 @@ import spinup.algos.trpo.core as core
 from spinup.algos.trpo.core import (conjugate_gradient, flat_grad, get_flat_params,
                                     hessian_vector_product, set_flat_params)
 from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, check_args,
-                                     check_spaces, in_range, nonneg, nonneg_int, one_of,
-                                     positive, positive_int, steps_over_procs, unit_interval)
+                                     check_finite_obs, check_finite_path, check_spaces, env_label,
+                                     in_range, nonneg, nonneg_int, one_of, positive, positive_int,
+                                     steps_over_procs, unit_interval)
 from spinup.utils.checkpoint import (episode_state, load_checkpoint, restore_episode,
                                      restore_rng_state, rng_state, save_checkpoint)
 from spinup.utils.logx import EpochLogger
@@ -128,6 +129,7 @@ class TRPOBuffer:
                 the cut removed are estimated instead of taken to be 0.
         """
         seg = slice(self.path_start, self.ptr)
+        check_finite_path(self, seg, last_val)  # stop at NaN/inf from the env
         # Append the bootstrap value as if it were one more reward / one more value.
         rew_ext = np.append(self.rew_buf[seg], last_val)
         val_ext = np.append(self.val_buf[seg], last_val)
@@ -308,6 +310,7 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     local_steps = steps_per_epoch // n_procs
     buf = TRPOBuffer(env.observation_space.shape, env.action_space.shape, local_steps,
                      gamma, lam)
+    buf.source = env_label(algo, env)
     # The policy moves by the hand-made step below; only V_phi has an optimizer.
     vf_optimizer = torch.optim.Adam(ac.v.parameters(), lr=vf_lr)
     logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
@@ -416,7 +419,11 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         for t in range(local_steps):
             # [TRPO line 3] Act with pi_k. The env sees a Gaussian sample clipped to
             # the action box; the buffer keeps the sample, whose log-prob L uses.
-            a, v, logp = ac.step(torch.as_tensor(obs, dtype=torch.float32))
+            try:
+                a, v, logp = ac.step(torch.as_tensor(obs, dtype=torch.float32))
+            except RuntimeError:  # e.g. NaN logits: name the bad observation if it is one
+                check_finite_obs(obs, buf, t)
+                raise
             env_a = np.clip(a, env.action_space.low, env.action_space.high) if is_box else a
             next_obs, r, terminated, truncated, _ = env.step(env_a)
             ep_ret += r
