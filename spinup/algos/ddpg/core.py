@@ -28,6 +28,22 @@ def combined_shape(length, shape=None):
     return (length, *shape)
 
 
+class MLP(nn.Sequential):
+    """An ``nn.Sequential`` whose ``forward`` calls each layer's ``forward`` itself.
+
+    Same layers, parameter names and results as ``nn.Sequential``. It skips the
+    hook bookkeeping that ``nn.Module.__call__`` does around every layer (one to two
+    microseconds each), which adds up when acting runs the network once per env
+    step. Hooks registered on the inner layers therefore do not fire; hooks on the
+    ``MLP`` itself still do.
+    """
+
+    def forward(self, x):
+        for layer in self:
+            x = layer.forward(x)
+        return x
+
+
 def mlp(sizes, activation, output_activation=nn.Identity):
     """A fully connected network through the widths in ``sizes``.
 
@@ -42,14 +58,14 @@ def mlp(sizes, activation, output_activation=nn.Identity):
         output_activation (type): ``nn.Module`` class placed after the last layer.
 
     Returns:
-        nn.Sequential
+        MLP (an ``nn.Sequential``)
     """
     last = len(sizes) - 2
     modules = []
     for i, (width_in, width_out) in enumerate(zip(sizes[:-1], sizes[1:])):
         nonlinearity = output_activation if i == last else activation
         modules.extend((nn.Linear(width_in, width_out), nonlinearity()))
-    return nn.Sequential(*modules)
+    return MLP(*modules)
 
 
 def count_vars(module):
