@@ -17,9 +17,15 @@ their default networks and one torch thread. ``acting`` is the median of
 ``--repeats`` timings of ``--steps`` calls. Usage::
 
     python benchmarks/acting_speed.py [--algos ppo vpg ...] [--steps 5000] [--repeats 5]
+                                      [--no-epoch] [--ref OTHER_CHECKOUT]
+
+With ``--ref`` the acting calls of another checkout's ``core.py`` files (e.g. the code
+before a change) are timed in turn with this one's, which gives a speed-up that holds
+even on a loaded machine.
 """
 import argparse
 import importlib
+import importlib.util
 import statistics
 import tempfile
 import time
@@ -74,10 +80,22 @@ def record_observations(env_id, n):
     return observations, env_us
 
 
-def acting_call(algo, env_id):
-    """The algorithm's per-step acting call, ``f(numpy obs) -> numpy action``."""
+def load_core(algo, ref=None):
+    """``spinup.algos.<algo>.core``, or the same file of another checkout ``ref``."""
+    if ref is None:
+        return importlib.import_module(f"spinup.algos.{algo}.core")
+    path = Path(ref) / "spinup" / "algos" / algo / "core.py"
+    spec = importlib.util.spec_from_file_location(f"ref_{algo}_core", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def acting_call(algo, env_id, ref=None):
+    """The algorithm's per-step acting call, ``f(numpy obs) -> numpy action``
+    (with the core module of checkout ``ref`` when given)."""
     env = gym.make(env_id)
-    core = importlib.import_module(f"spinup.algos.{algo}.core")
+    core = load_core(algo, ref)
     if algo in ON_POLICY:
         ac = core.MLPActorCritic(env.observation_space, env.action_space)
         return lambda o: ac.step(torch.as_tensor(o, dtype=torch.float32))
@@ -101,18 +119,24 @@ def acting_call(algo, env_id):
     return noisy_act
 
 
-def acting_us(algo, observations, repeats):
-    """Median over ``repeats`` of the microseconds per acting call."""
-    act = acting_call(algo, ENV_OF[algo])
-    for o in observations[:200]:  # warm-up
-        act(o)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for o in observations:
+def acting_us(algo, observations, repeats, ref=None):
+    """Median over ``repeats`` of the microseconds per acting call, and the same for
+    checkout ``ref`` (``nan`` without one), the two timed in turn."""
+    calls = [acting_call(algo, ENV_OF[algo])]
+    if ref is not None:
+        calls.append(acting_call(algo, ENV_OF[algo], ref))
+    for act in calls:
+        for o in observations[:200]:  # warm-up
             act(o)
-        times.append((time.perf_counter() - start) / len(observations) * 1e6)
-    return statistics.median(times)
+    times = [[] for _ in calls]
+    for _ in range(repeats):
+        for act, spent in zip(calls, times):
+            start = time.perf_counter()
+            for o in observations:
+                act(o)
+            spent.append((time.perf_counter() - start) / len(observations) * 1e6)
+    medians = [statistics.median(spent) for spent in times]
+    return medians[0], (medians[1] if ref is not None else float("nan"))
 
 
 def epoch_us(algo):
@@ -132,19 +156,25 @@ def main():
     parser.add_argument("--steps", type=int, default=5000, help="acting calls per timing")
     parser.add_argument("--repeats", type=int, default=5, help="timings per algorithm")
     parser.add_argument("--no-epoch", action="store_true", help="skip the whole-epoch runs")
+    parser.add_argument("--ref", help="another checkout (e.g. the code before a change) whose "
+                        "acting calls are timed in turn with this one's (column 'ref us')")
     args = parser.parse_args()
     torch.set_num_threads(1)
     env_cache = {}
     print(f"torch {torch.__version__}, gymnasium {gym.__version__}, 1 torch thread")
-    print(f"{'algo':6s} {'env':12s} {'env us':>8s} {'acting us':>10s} {'epoch us':>9s}")
+    print(f"{'algo':6s} {'env':12s} {'env us':>8s} {'acting us':>10s} {'epoch us':>9s}"
+          + (f" {'ref us':>8s} {'speed-up':>8s}" if args.ref else ""))
     for algo in args.algos:
         env_id = ENV_OF[algo]
         if env_id not in env_cache:
             env_cache[env_id] = record_observations(env_id, args.steps)
         observations, env_step = env_cache[env_id]
-        acting = acting_us(algo, observations, args.repeats)
+        acting, ref = acting_us(algo, observations, args.repeats, args.ref)
         epoch = float("nan") if args.no_epoch else epoch_us(algo)
-        print(f"{algo:6s} {env_id:12s} {env_step:8.1f} {acting:10.1f} {epoch:9.1f}", flush=True)
+        line = f"{algo:6s} {env_id:12s} {env_step:8.1f} {acting:10.1f} {epoch:9.1f}"
+        if args.ref:
+            line += f" {ref:8.1f} {ref / acting:7.2f}x"
+        print(line, flush=True)
 
 
 if __name__ == "__main__":

@@ -286,12 +286,16 @@ class MLPCategoricalActor(Actor):
         Builds no ``Categorical`` (at batch size 1 its construction and checks cost
         more than the network itself) but computes exactly what it would: the
         normalised logits ``logits - logsumexp(logits)`` are the log-probabilities,
-        their softmax goes to the same ``torch.multinomial`` draw, so the random
-        stream and the stored ``logp_a`` do not change.
+        and the action is drawn from their softmax ``p`` as ``argmax_i p_i / E_i``
+        with ``E_i ~ Exp(1)`` (the "exponential race": index ``i`` wins with
+        probability ``p_i``). That is how ``torch.multinomial`` draws one sample,
+        without its input checks, so the random stream and the stored ``logp_a``
+        are the ones ``Categorical`` gives.
         """
         logits = self.logits_net(obs)
         logp_all = logits - logits.logsumexp(dim=-1, keepdim=True)
-        a = torch.multinomial(torch.softmax(logp_all, dim=-1), 1, replacement=True)
+        p = torch.softmax(logp_all, dim=-1)
+        a = (p / torch.empty_like(p).exponential_()).argmax(dim=-1, keepdim=True)
         return a.squeeze(-1), logp_all.gather(-1, a).squeeze(-1)
 
     def mode(self, pi):
