@@ -23,7 +23,10 @@ What cannot be matched exactly (the algorithms differ there, not the speed): SB3
 one Adam step on the sum of policy and value losses, so its early stop also ends the
 value steps, while spinup goes on with its 80 value steps (spinup does at least as
 much gradient work); SB3 clips gradient norms at 0.5 and evaluates the KL after each
-step. The script prints how many policy steps each library took per update.
+step. The script prints how many policy steps each library took per update (spinup:
+the mean ``StopIter``; SB3: its ``n_updates`` counter, which also counts the epoch
+that triggered the early stop). Use ``--threads 1`` on a shared machine: with two
+threads both libraries lose most of their speed to waiting for each other's cores.
 
 Every measurement is a fresh subprocess that trains ``--epochs`` updates (default 5,
 20000 env steps) and reports env steps per wall-clock second of training (spinup: the
