@@ -24,8 +24,10 @@ before a change) are timed in turn with this one's, which gives a speed-up that 
 even on a loaded machine.
 """
 import argparse
+import contextlib
 import importlib
 import importlib.util
+import os
 import statistics
 import tempfile
 import time
@@ -142,9 +144,10 @@ def acting_us(algo, observations, repeats, ref=None):
 def epoch_us(algo):
     """Median microseconds per env step of whole epochs (the first left out)."""
     kwargs = EPOCH_KWARGS[algo]
-    with tempfile.TemporaryDirectory() as out:
-        getattr(spinup, algo)(lambda: gym.make(ENV_OF[algo]), seed=0,
-                              logger_kwargs=dict(output_dir=out), **kwargs)
+    with tempfile.TemporaryDirectory() as out, open(os.devnull, "w") as quiet:
+        with contextlib.redirect_stdout(quiet):  # keep the table readable
+            getattr(spinup, algo)(lambda: gym.make(ENV_OF[algo]), seed=0,
+                                  logger_kwargs=dict(output_dir=out), **kwargs)
         elapsed = pd.read_csv(Path(out) / "progress.txt", sep="\t")["Time"].to_numpy()
     per_epoch = np.diff(elapsed)
     return float(np.median(per_epoch)) / kwargs["steps_per_epoch"] * 1e6
