@@ -17,7 +17,7 @@ their default networks and one torch thread. ``acting`` is the median of
 ``--repeats`` timings of ``--steps`` calls. Usage::
 
     python benchmarks/acting_speed.py [--algos ppo vpg ...] [--steps 5000] [--repeats 5]
-                                      [--no-epoch] [--ref OTHER_CHECKOUT]
+                                      [--no-epoch] [--cpu-time] [--ref OTHER_CHECKOUT]
 
 With ``--ref`` the acting calls of another checkout's ``core.py`` files (e.g. the code
 before a change) are timed in turn with this one's, which gives a speed-up that holds
@@ -121,9 +121,9 @@ def acting_call(algo, env_id, ref=None):
     return noisy_act
 
 
-def acting_us(algo, observations, repeats, ref=None):
+def acting_us(algo, observations, repeats, ref=None, clock=time.perf_counter):
     """Median over ``repeats`` of the microseconds per acting call, and the same for
-    checkout ``ref`` (``nan`` without one), the two timed in turn."""
+    checkout ``ref`` (``nan`` without one), the two timed in turn with ``clock``."""
     calls = [acting_call(algo, ENV_OF[algo])]
     if ref is not None:
         calls.append(acting_call(algo, ENV_OF[algo], ref))
@@ -133,10 +133,10 @@ def acting_us(algo, observations, repeats, ref=None):
     times = [[] for _ in calls]
     for _ in range(repeats):
         for act, spent in zip(calls, times):
-            start = time.perf_counter()
+            start = clock()
             for o in observations:
                 act(o)
-            spent.append((time.perf_counter() - start) / len(observations) * 1e6)
+            spent.append((clock() - start) / len(observations) * 1e6)
     medians = [statistics.median(spent) for spent in times]
     return medians[0], (medians[1] if ref is not None else float("nan"))
 
@@ -159,12 +159,16 @@ def main():
     parser.add_argument("--steps", type=int, default=5000, help="acting calls per timing")
     parser.add_argument("--repeats", type=int, default=5, help="timings per algorithm")
     parser.add_argument("--no-epoch", action="store_true", help="skip the whole-epoch runs")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="time the acting calls in CPU time of this process instead of "
+                        "wall time (less sensitive to other jobs on a shared machine)")
     parser.add_argument("--ref", help="another checkout (e.g. the code before a change) whose "
                         "acting calls are timed in turn with this one's (column 'ref us')")
     args = parser.parse_args()
     torch.set_num_threads(1)
     env_cache = {}
-    print(f"torch {torch.__version__}, gymnasium {gym.__version__}, 1 torch thread")
+    print(f"torch {torch.__version__}, gymnasium {gym.__version__}, 1 torch thread, acting "
+          f"in {'CPU' if args.cpu_time else 'wall'} time, load average {os.getloadavg()[0]:.2f}")
     print(f"{'algo':6s} {'env':12s} {'env us':>8s} {'acting us':>10s} {'epoch us':>9s}"
           + (f" {'ref us':>8s} {'speed-up':>8s}" if args.ref else ""))
     for algo in args.algos:
@@ -172,7 +176,8 @@ def main():
         if env_id not in env_cache:
             env_cache[env_id] = record_observations(env_id, args.steps)
         observations, env_step = env_cache[env_id]
-        acting, ref = acting_us(algo, observations, args.repeats, args.ref)
+        clock = time.process_time if args.cpu_time else time.perf_counter
+        acting, ref = acting_us(algo, observations, args.repeats, args.ref, clock)
         epoch = float("nan") if args.no_epoch else epoch_us(algo)
         line = f"{algo:6s} {env_id:12s} {env_step:8.1f} {acting:10.1f} {epoch:9.1f}"
         if args.ref:
