@@ -11,9 +11,9 @@ The attribute names (``pi``, ``v``, ``logits_net``, ``mu_net``, ``log_std``,
 ``v_net``) are the keys of the saved ``state_dict``: renaming one would stop
 existing ``model.pt`` files from loading.
 """
-import gymnasium as gym
 import math
 
+import gymnasium as gym
 import numpy as np
 import scipy.signal
 import torch
