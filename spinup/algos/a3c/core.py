@@ -13,6 +13,7 @@ import math
 import numpy as np
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 from gymnasium import spaces
 from torch.distributions import Categorical, Normal
 
@@ -37,18 +38,24 @@ def combined_shape(length, shape=None):
 
 
 class MLP(nn.Sequential):
-    """An ``nn.Sequential`` whose ``forward`` calls each layer's ``forward`` itself.
+    """An ``nn.Sequential`` that runs its layers with less Python overhead.
 
-    Same layers, parameter names and results as ``nn.Sequential``. It skips the
-    hook bookkeeping that ``nn.Module.__call__`` does around every layer (one to two
-    microseconds each), which adds up when acting runs the network once per env
+    Same layers, parameter names and results as ``nn.Sequential``. Its ``forward``
+    skips the hook bookkeeping that ``nn.Module.__call__`` does around every layer
+    and, for ``nn.Linear``, reads the weight and bias straight from the layer's
+    parameter dict instead of through ``nn.Module.__getattr__``. Each saves about a
+    microsecond per layer, which adds up when acting runs the network once per env
     step. Hooks registered on the inner layers therefore do not fire; hooks on the
     ``MLP`` itself still do.
     """
 
     def forward(self, x):
         for layer in self:
-            x = layer.forward(x)
+            if type(layer) is nn.Linear:
+                params = layer._parameters
+                x = F.linear(x, params["weight"], params["bias"])
+            else:
+                x = layer.forward(x)
         return x
 
 
