@@ -363,7 +363,6 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     ep_ret += r
                     ep_len += 1
                     buf.store(obs, a, r, v)
-                    logger.store(VVals=v)
                     obs = next_obs
 
                     timeout = truncated or ep_len == max_ep_len
@@ -381,6 +380,7 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                         logger.store(EpRet=ep_ret, EpLen=ep_len)
                         obs, _ = env.reset()
                         ep_ret, ep_len = 0, 0
+                logger.store(VVals=buf.val_buf.copy())  # the rollout's V(s_t), logged once
                 update(n_updates)  # [A2C lines 3-7]
                 n_updates += 1
 

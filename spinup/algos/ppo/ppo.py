@@ -378,7 +378,6 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 env_a = np.clip(a, env.action_space.low, env.action_space.high) if is_box else a
                 o2, r, terminated, truncated, _ = env.step(env_a)
                 buf.store(o, a, r, v, logp)
-                logger.store(VVals=v)
                 ep_ret, ep_len, o = ep_ret + r, ep_len + 1, o2
 
                 episode_over = terminated or truncated or ep_len == max_ep_len
@@ -399,6 +398,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     o, _ = env.reset()
                     ep_ret, ep_len = 0.0, 0
 
+            logger.store(VVals=buf.val_buf.copy())  # the epoch's V(s_t), logged once
             update()  # [PPO lines 6-11]
 
             # [PPO line 12] model.pt replaced every epoch; model{epoch}.pt every save_freq epochs

@@ -40,6 +40,28 @@ def combined_shape(length, shape=None):
     return (length, *shape)
 
 
+class MLP(nn.Sequential):
+    """An ``nn.Sequential`` that runs its layers with less Python overhead.
+
+    Same layers, parameter names and results as ``nn.Sequential``. Its ``forward``
+    skips the hook bookkeeping that ``nn.Module.__call__`` does around every layer
+    and, for ``nn.Linear``, reads the weight and bias straight from the layer's
+    parameter dict instead of through ``nn.Module.__getattr__``. Each saves about a
+    microsecond per layer, which adds up when acting runs the network once per env
+    step. Hooks registered on the inner layers therefore do not fire; hooks on the
+    ``MLP`` itself still do.
+    """
+
+    def forward(self, x):
+        for layer in self:
+            if type(layer) is nn.Linear:
+                params = layer._parameters
+                x = F.linear(x, params["weight"], params["bias"])
+            else:
+                x = layer.forward(x)
+        return x
+
+
 def mlp(sizes, activation, output_activation=nn.Identity):
     """Fully connected network ``sizes[0] -> sizes[1] -> ... -> sizes[-1]``.
 
@@ -53,14 +75,14 @@ def mlp(sizes, activation, output_activation=nn.Identity):
         output_activation (type): ``nn.Module`` class used after the last layer.
 
     Returns:
-        nn.Sequential
+        MLP (an ``nn.Sequential``)
     """
     n_linear = len(sizes) - 1
     modules = []
     for i, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
         modules.append(nn.Linear(fan_in, fan_out))
         modules.append(activation() if i < n_linear - 1 else output_activation())
-    return nn.Sequential(*modules)
+    return MLP(*modules)
 
 
 def count_vars(module):

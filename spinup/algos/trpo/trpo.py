@@ -429,7 +429,6 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             ep_ret += r
             ep_len += 1
             buf.store(obs, a, r, v, logp)
-            logger.store(VVals=v)
             obs = next_obs
 
             timeout = truncated or ep_len == max_ep_len
@@ -451,6 +450,7 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 obs, _ = env.reset()
                 ep_ret, ep_len = 0, 0
 
+        logger.store(VVals=buf.val_buf.copy())  # the epoch's V(s_t), logged once
         update()  # [TRPO lines 6-14]
 
         # [TRPO line 15] model.pt replaced every epoch; model{epoch}.pt every save_freq epochs

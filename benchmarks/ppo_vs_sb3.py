@@ -1,0 +1,139 @@
+"""Env steps per second of spinup's PPO against Stable-Baselines3's at matched work.
+
+Both libraries train PPO on CartPole-v1 with the same batch and the same amount of
+gradient work per batch:
+
+================================  ==========================  ==========================
+setting                           spinup ``ppo``              SB3 ``PPO``
+================================  ==========================  ==========================
+env steps per update              ``steps_per_epoch=4000``    ``n_steps=4000`` (1 env)
+gradient batch                    the whole 4000 steps        ``batch_size=4000``
+policy steps per update           ``train_pi_iters=80``       ``n_epochs=80``
+early stop                        ``target_kl=0.01``          ``target_kl=0.01``
+                                  (stop at KL > 1.5 x 0.01)   (stop at KL > 1.5 x 0.01)
+value steps per update            ``train_v_iters=80``        in the same 80 steps
+networks                          separate 64x64 tanh         separate 64x64 tanh
+                                  ``pi`` and ``v``            (``net_arch`` pi / vf)
+GAE, discount                     ``lam=0.97, gamma=0.99``    ``gae_lambda=0.97``,
+                                                              ``gamma=0.99``
+clip ratio, policy lr             0.2, 3e-4                   0.2, 3e-4
+================================  ==========================  ==========================
+
+What cannot be matched exactly (the algorithms differ there, not the speed): SB3 takes
+one Adam step on the sum of policy and value losses, so its early stop also ends the
+value steps, while spinup goes on with its 80 value steps (spinup does at least as
+much gradient work); SB3 clips gradient norms at 0.5 and evaluates the KL after each
+step. The script prints how many policy steps each library took per update (spinup:
+the mean ``StopIter``; SB3: its ``n_updates`` counter, which also counts the epoch
+that triggered the early stop). Use ``--threads 1`` on a shared machine: with two
+threads both libraries lose most of their speed to waiting for each other's cores.
+
+Every measurement is a fresh subprocess that trains ``--epochs`` updates (default 5,
+20000 env steps) and reports env steps per wall-clock second of training (spinup: the
+whole ``ppo`` call, setup and saving included; SB3: ``model.learn``). The two
+libraries run in turn, ``--repeats`` times each (the order alternates), with the same
+torch thread count, and the table gives each run and the medians. Needs the
+``bench`` extra (``pip install -e ".[bench]"``). Usage::
+
+    python benchmarks/ppo_vs_sb3.py [--repeats 2] [--epochs 5] [--threads N]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+STEPS = 4000
+ENV = "CartPole-v1"
+
+
+def run_spinup(epochs, seed):
+    """Train spinup's PPO; returns (env steps per second, mean policy steps per update)."""
+    import gymnasium as gym
+    import pandas as pd
+    import torch
+
+    from spinup import ppo
+    with tempfile.TemporaryDirectory() as out:
+        start = time.perf_counter()
+        ppo(lambda: gym.make(ENV), ac_kwargs=dict(hidden_sizes=(64, 64), activation=torch.nn.Tanh),
+            seed=seed, steps_per_epoch=STEPS, epochs=epochs, gamma=0.99, lam=0.97,
+            clip_ratio=0.2, pi_lr=3e-4, vf_lr=1e-3, train_pi_iters=80, train_v_iters=80,
+            target_kl=0.01, logger_kwargs=dict(output_dir=out))
+        elapsed = time.perf_counter() - start
+        stop_iter = pd.read_csv(Path(out) / "progress.txt", sep="\t")["StopIter"].mean()
+    return epochs * STEPS / elapsed, float(stop_iter)
+
+
+def run_sb3(epochs, seed):
+    """Train Stable-Baselines3's PPO; returns (env steps per second, mean policy steps
+    per update)."""
+    import gymnasium as gym
+    import torch
+    from stable_baselines3 import PPO
+
+    model = PPO("MlpPolicy", gym.make(ENV), learning_rate=3e-4, n_steps=STEPS,
+                batch_size=STEPS, n_epochs=80, gamma=0.99, gae_lambda=0.97, clip_range=0.2,
+                ent_coef=0.0, target_kl=0.01, seed=seed, device="cpu", verbose=0,
+                policy_kwargs=dict(net_arch=dict(pi=[64, 64], vf=[64, 64]),
+                                   activation_fn=torch.nn.Tanh))
+    start = time.perf_counter()
+    model.learn(total_timesteps=epochs * STEPS)
+    elapsed = time.perf_counter() - start
+    return epochs * STEPS / elapsed, model._n_updates / epochs
+
+
+def child(args):
+    import torch
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    run = run_spinup if args.child == "spinup" else run_sb3
+    steps_per_s, pi_steps = run(args.epochs, args.seed)
+    print(json.dumps(dict(steps_per_s=steps_per_s, pi_steps=pi_steps,
+                          threads=torch.get_num_threads())))
+
+
+def measure(lib, args):
+    cmd = [sys.executable, __file__, "--child", lib, "--epochs", str(args.epochs),
+           "--seed", str(args.seed)] + (["--threads", str(args.threads)] if args.threads else [])
+    done = subprocess.run(cmd, check=True, capture_output=True, text=True, env=dict(os.environ))
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=2, help="runs per library")
+    parser.add_argument("--epochs", type=int, default=5, help="updates of 4000 steps per run")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="torch threads in both libraries (default: torch's default)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--child", choices=["spinup", "sb3"], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        return child(args)
+
+    import stable_baselines3
+    import torch
+    print(f"PPO on {ENV}, {args.epochs} updates of {STEPS} steps per run, torch "
+          f"{torch.__version__}, stable-baselines3 {stable_baselines3.__version__}, "
+          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
+    results = {"spinup": [], "sb3": []}
+    for r in range(args.repeats):
+        for lib in (("spinup", "sb3") if r % 2 == 0 else ("sb3", "spinup")):
+            res = measure(lib, args)
+            results[lib].append(res)
+            print(f"run {r + 1} {lib:6s}: {res['steps_per_s']:7.0f} env steps/s, "
+                  f"{res['pi_steps']:5.1f} policy steps per update, "
+                  f"{res['threads']} torch threads", flush=True)
+    med = {lib: statistics.median(x["steps_per_s"] for x in runs) for lib, runs in results.items()}
+    print(f"median: spinup {med['spinup']:.0f}, SB3 {med['sb3']:.0f} env steps/s; "
+          f"spinup / SB3 = {med['spinup'] / med['sb3']:.2f}x "
+          f"(load average now {os.getloadavg()[0]:.2f})")
+
+
+if __name__ == "__main__":
+    main()
