@@ -36,7 +36,10 @@ setup(
     ],
     extras_require={
         "test": ["pytest>=7", "pytest-timeout>=2.1", "gymnasium[mujoco]>=1.0",
-                 "moviepy>=1.0.0", "pygame-ce>=2.1.3", "tensorboard>=2.10"],
+                 "moviepy>=1.0.0", "pygame-ce>=2.1.3", "tensorboard>=2.10",
+                 "ray>=2.9"],
+        # --launcher ray: grid variants as tasks on a Ray cluster (or a local instance).
+        "ray": ["ray>=2.9"],
         # --tensorboard: torch.utils.tensorboard needs the tensorboard package.
         "tensorboard": ["tensorboard>=2.10"],
         # test_policy --video: gymnasium's RecordVideo writes MP4s with moviepy;

@@ -433,9 +433,12 @@ def _summary(runs, seconds):
     width = max(len(run.label) for run in runs)
     for run in runs:
         color = {"finished": "green", "skipped": "cyan"}.get(run.outcome, "red")
-        detail = (f"{run.shown} epochs, return {_return_of(run.last_row)}"
-                  if run.outcome in ("finished", "skipped", "interrupted")
-                  else f"exit code {run.returncode}, log {run.log_path}")
+        if run.outcome == "FAILED":
+            detail = f"exit code {run.returncode}, log {run.log_path}"
+        elif run.outcome == "not started":
+            detail = "-"
+        else:
+            detail = f"{run.shown} epochs, return {_return_of(run.last_row)}"
         print(f"  {colorize(run.outcome.ljust(11), color)} {run.label.ljust(width)}  {detail}")
     print(rule, flush=True)
 
