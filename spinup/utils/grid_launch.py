@@ -29,6 +29,7 @@ import os.path as osp
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 from spinup.utils.logx import colorize, progress_line
@@ -522,14 +523,17 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
     def on_sigterm(signum, frame):
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    # kill <pid> of the launcher stops the grid like Ctrl-C (only the main thread
+    # can install a handler; elsewhere SIGTERM keeps its usual effect).
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, on_sigterm) if in_main else None
     finished = 0
     try:
         while pending or running:
             while pending and (launcher == "ray" or len(running) < jobs):
                 run = pending.pop(0)
-                start(run)
                 running.append(run)
+                start(run)
             time.sleep(POLL_SECONDS)
             for run in list(running):
                 _report_epochs(run, width)
@@ -547,7 +551,8 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
                 print(f"{run.label.ljust(width)}  {status}  [{finished}/{len(todo)} done]",
                       flush=True)
     except KeyboardInterrupt:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)   # stopping already
+        if in_main:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)   # stopping already
         print(colorize(f"\nInterrupted: stopping {len(running)} running variant(s); each "
                        "keeps its last checkpoint.", "red", bold=True), flush=True)
         _stop(running)
@@ -559,7 +564,8 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
               flush=True)
         raise
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        if in_main:
+            signal.signal(signal.SIGTERM, previous)
         if started_ray:
             import ray
             ray.shutdown()
@@ -572,6 +578,7 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
 
 def _stop(running):
     """Interrupt every running variant, wait up to ``SHUTDOWN_GRACE``, then kill."""
+    running = [run for run in running if run.handle is not None]
     for run in running:
         run.handle.interrupt()
     deadline = time.time() + SHUTDOWN_GRACE
