@@ -249,11 +249,20 @@ def _start_process(encoded, log_path, extra_env):
 
     from spinup.utils.mpi_tools import die_with_parent
     entrypoint = osp.join(osp.dirname(osp.abspath(__file__)), "run_entrypoint.py")
+    tie_to_parent = die_with_parent()
+
+    def in_child():
+        # A Ray worker ignores or blocks some signals, and its children would inherit
+        # that: Python would then never raise KeyboardInterrupt.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+        if tie_to_parent is not None:
+            tie_to_parent()
     with open(log_path, "a") as log:
         return subprocess.Popen([sys.executable or "python", entrypoint, encoded],
                                 stdout=log, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, env=dict(os.environ, **extra_env),
-                                start_new_session=True, preexec_fn=die_with_parent())
+                                start_new_session=True, preexec_fn=in_child)
 
 
 def _signal_group(proc, signum):
@@ -285,32 +294,49 @@ class _LocalHandle:
             _signal_group(self.proc, signal.SIGKILL)
 
 
+#: Written into a run directory to ask the Ray task running there to stop (Ctrl-C).
+STOP_NAME = ".spinup-stop"
+
+
 def ray_task(encoded, log_path, threads):
     """What a Ray task runs: the variant's process on the task's node.
 
-    A cancelled task (``ray.cancel``, as on Ctrl-C) raises ``KeyboardInterrupt``
-    here; it is passed on to the process as SIGINT, which stops the variant as
-    Ctrl-C does, keeping its last checkpoint.
+    The launcher asks the task to stop (on Ctrl-C) by creating ``STOP_NAME`` in
+    the run directory, which every node sees; the task then sends SIGINT to the
+    variant's processes, which stop as on Ctrl-C, keeping the last checkpoint.
+    A ``KeyboardInterrupt`` raised in the task (``ray.cancel``) does the same.
 
     Returns:
         int: the variant's exit code.
     """
+    stop_path = osp.join(osp.dirname(log_path), STOP_NAME)
     proc = _start_process(encoded, log_path, _thread_env(threads))
     try:
-        return proc.wait()
+        while not osp.exists(stop_path):
+            try:
+                return proc.wait(timeout=POLL_SECONDS)
+            except subprocess.TimeoutExpired:
+                pass
     except KeyboardInterrupt:
-        _signal_group(proc, signal.SIGINT)
-        try:
-            return proc.wait(timeout=SHUTDOWN_GRACE)
-        except subprocess.TimeoutExpired:
-            _signal_group(proc, signal.SIGKILL)
-            return proc.wait()
+        pass
+    _signal_group(proc, signal.SIGINT)
+    try:
+        return proc.wait(timeout=SHUTDOWN_GRACE)
+    except subprocess.TimeoutExpired:
+        _signal_group(proc, signal.SIGKILL)
+        return proc.wait()
+    finally:
+        if osp.exists(stop_path):
+            os.remove(stop_path)
 
 
 class _RayHandle:
     """A variant running as a Ray task that reserves ``num_cpu`` CPUs."""
 
     def __init__(self, remote_fn, encoded, log_path, num_cpu):
+        self.stop_path = osp.join(osp.dirname(log_path), STOP_NAME)
+        if osp.exists(self.stop_path):   # left by an earlier launcher that was killed
+            os.remove(self.stop_path)
         self.ref = remote_fn.options(num_cpus=num_cpu).remote(encoded, log_path, num_cpu)
         self.code = None
 
@@ -328,16 +354,17 @@ class _RayHandle:
         return self.code
 
     def interrupt(self):
-        import ray
-        if self.code is None:
-            ray.cancel(self.ref)
+        if self.poll() is None:
+            open(self.stop_path, "w").close()
 
     terminate = interrupt
 
     def kill(self):
         import ray
-        if self.code is None:
+        if self.poll() is None:
             ray.cancel(self.ref, force=True)
+        if osp.exists(self.stop_path):
+            os.remove(self.stop_path)
 
 
 def require_ray():
@@ -479,6 +506,9 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
     per_variant = _physical_cores() if num_cpu == "auto" else int(num_cpu)
     if launcher == "ray":
         require_ray()
+        for run in runs:   # a task's working directory is not the launcher's
+            run.output_dir = osp.abspath(run.output_dir)
+            run.kwargs["logger_kwargs"]["output_dir"] = run.output_dir
         check_before_launch([r.kwargs["logger_kwargs"] for r in runs if r.state != "skip"],
                             1, oversubscribe)
     else:
@@ -558,7 +588,7 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
         _stop(running)
         for run in running:
             _report_epochs(run, width)
-            run.outcome = "interrupted"
+            run.outcome = "finished" if run.returncode == 0 else "interrupted"
         _summary(runs, time.time() - begin)
         print("Continue the grid with the same command and --resume (Python: resume=True).",
               flush=True)
