@@ -106,20 +106,25 @@ def test_a_failing_variant_does_not_stop_the_others(tmp_path, capsys):
 
 
 def test_ctrl_c_stops_every_variant_then_resume_finishes_the_grid(serial_grid, tmp_path):
-    """Ctrl-C during epoch 2 of a 4-epoch --jobs 2 grid; --resume completes it with
+    """Ctrl-C after epoch 1 of a 6-epoch --jobs 2 grid; --resume completes it with
     each epoch logged once; a second --resume has nothing left to do."""
-    args = [sys.executable, "-m", "spinup.run", *grid_args(tmp_path, 4, seeds=SEEDS[:3]),
+    args = [sys.executable, "-m", "spinup.run", *grid_args(tmp_path, 6, seeds=SEEDS[:3]),
             "--jobs", "2"]
     env = dict(os.environ, PYTHONUNBUFFERED="1")
+
+    def sigint_as_in_a_terminal():   # a shell's background job would ignore SIGINT
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            cwd=ROOT, env=env, start_new_session=True)
+                            cwd=ROOT, env=env, start_new_session=True,
+                            preexec_fn=sigint_as_in_a_terminal)
     seen = []
     for line in proc.stdout:
         seen.append(line)
-        if "epoch 2/4" in line:   # like Ctrl-C in a terminal: SIGINT to the process group
+        if "epoch 1/6" in line:   # like Ctrl-C in a terminal: SIGINT to the process group
             os.killpg(proc.pid, signal.SIGINT)
             break
-    seen.append(proc.communicate(timeout=300)[0])
+    seen.append(proc.stdout.read())
+    proc.wait(timeout=300)
     text = "".join(seen)
     assert proc.returncode == 130, text
     assert "Interrupted: stopping 2 running variant(s)" in text
@@ -128,19 +133,19 @@ def test_ctrl_c_stops_every_variant_then_resume_finishes_the_grid(serial_grid, t
     assert any(os.path.exists(os.path.join(run_dir(tmp_path, s), "pyt_save", "checkpoint.pt"))
                for s in SEEDS[:2])
 
-    out = run_cli(*grid_args(tmp_path, 4, seeds=SEEDS[:3]), "--jobs", "2", "--resume").stdout
+    out = run_cli(*grid_args(tmp_path, 6, seeds=SEEDS[:3]), "--jobs", "2", "--resume").stdout
     assert "resumed after epoch" in out and "3 finished" in out
     for seed in SEEDS[:3]:
         epochs = read_progress(run_dir(tmp_path, seed))["Epoch"]
-        assert list(epochs) == [0, 1, 2, 3]
+        assert list(epochs) == list(range(6))
         # The first two epochs are those of the uninterrupted serial grid.
         pd.testing.assert_frame_equal(table(tmp_path, seed).iloc[:2], table(serial_grid, seed),
                                       check_exact=True)
 
-    again = run_cli(*grid_args(tmp_path, 4, seeds=SEEDS[:3]), "--resume").stdout
+    again = run_cli(*grid_args(tmp_path, 6, seeds=SEEDS[:3]), "--resume").stdout
     assert "Running 0 of 3 variants" in again and "3 skipped" in again
     for seed in SEEDS[:3]:
-        assert list(read_progress(run_dir(tmp_path, seed))["Epoch"]) == [0, 1, 2, 3]
+        assert list(read_progress(run_dir(tmp_path, seed))["Epoch"]) == list(range(6))
 
 
 def test_launcher_ray_on_a_local_instance_gives_the_serial_tables(serial_grid, tmp_path):
