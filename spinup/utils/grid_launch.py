@@ -227,7 +227,8 @@ def _encoded_call(run, num_cpu, oversubscribe):
 def _write_header(run):
     """Start (or continue) the run's log with what is being run."""
     os.makedirs(run.output_dir, exist_ok=True)
-    with open(run.log_path, "a") as log:
+    # A run started from scratch (overwrite=True included) starts a new log.
+    with open(run.log_path, "w" if run.state == "start" else "a") as log:
         what = {"resume": f"Resuming after epoch {run.epochs_before}",
                 "start": "Running"}[run.state]
         log.write(f"{what}: experiment {run.label} with kwargs "
@@ -377,6 +378,24 @@ def require_ray():
     return ray
 
 
+def _check_reachable(ray_address):
+    """Fail fast on a ``host:port`` nobody listens on (Ray itself would retry for minutes).
+
+    Raises:
+        LaunchError: nothing accepts a connection at ``host:port`` within 10 s.
+    """
+    import socket
+    host, colon, port = ray_address.rpartition(":")
+    if not colon or not port.isdigit() or "://" in ray_address:
+        return   # 'auto', ray://... : left to Ray
+    try:
+        socket.create_connection((host, int(port)), timeout=10).close()
+    except OSError as e:
+        raise LaunchError(f"--ray_address {ray_address}: no Ray cluster answers there "
+                          f"({e.strerror or e}); start one with 'ray start --head' and give "
+                          "its address") from None
+
+
 def _start_ray(ray_address, num_cpu):
     """Connect to the cluster at ``ray_address`` (or start a local Ray instance).
 
@@ -392,7 +411,13 @@ def _start_ray(ray_address, num_cpu):
         from spinup.utils.mpi_tools import available_cores
         options = dict(address=ray_address) if ray_address else dict(
             num_cpus=available_cores(), include_dashboard=False)
-        ray.init(log_to_driver=False, configure_logging=False, **options)
+        try:
+            ray.init(log_to_driver=False, configure_logging=False, **options)
+        except (ConnectionError, RuntimeError, ValueError) as e:
+            where = f"the Ray cluster at {ray_address}" if ray_address else "a local Ray"
+            raise LaunchError(f"--launcher ray: cannot start or reach {where} "
+                              f"({str(e).splitlines()[0] if str(e) else type(e).__name__})") \
+                from None
         started = True
     largest = max((node.get("Resources", {}).get("CPU", 0) for node in ray.nodes()
                    if node.get("Alive")), default=0)
@@ -505,7 +530,9 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
         raise LaunchError("--ray_address is for --launcher ray")
     per_variant = _physical_cores() if num_cpu == "auto" else int(num_cpu)
     if launcher == "ray":
-        require_ray()
+        ray = require_ray()
+        if ray_address and not ray.is_initialized():
+            _check_reachable(ray_address)
         for run in runs:   # a task's working directory is not the launcher's
             run.output_dir = osp.abspath(run.output_dir)
             run.kwargs["logger_kwargs"]["output_dir"] = run.output_dir

@@ -167,3 +167,18 @@ def test_jobs_auto_and_the_core_check(monkeypatch):
     with pytest.raises(LaunchError, match="--jobs 5 x --cpu 2 = 10 processes"):
         resolve_jobs(5, 2)
     assert resolve_jobs(5, 2, oversubscribe=True) == 5
+
+
+def test_ray_address_nobody_answers_is_one_line_exit_2(tmp_path, capsys):
+    import socket
+
+    from spinup.run import main
+    with socket.socket() as s:   # a free port, closed again: nothing listens there
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code = main(grid_args(tmp_path, 2, seeds=[0, 10])
+                + ["--launcher", "ray", "--ray_address", f"127.0.0.1:{port}"])
+    err = capsys.readouterr().err
+    assert code == 2 and "no Ray cluster answers there" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not os.path.exists(tmp_path / "cmd_ppo")
