@@ -9,10 +9,11 @@ An ``ALGO`` command becomes an :class:`~spinup.utils.run_utils.ExperimentGrid`:
 a flag with several values varies over them (one experiment per combination,
 run in series, or ``--jobs N`` at once: see :mod:`spinup.utils.grid_launch`);
 ``--flag[sh]`` sets the shorthand used in directory names; ``--key:sub v`` sets
-``key=dict(sub=v)``. Each value is read with ``ast.literal_eval``; failing that, a dotted name such as ``torch.nn.ReLU`` is
-imported, and anything else stays a string (no ``eval``). Every check (flags,
-values, environment, ``--cpu``) runs before the first experiment starts, and a
-mistake is reported as one line with exit code 2.
+``key=dict(sub=v)``. Each value is read with ``ast.literal_eval``; failing that,
+a dotted name such as ``torch.nn.ReLU`` is imported, and anything else stays a
+string (no ``eval``). Every check (flags, values, environment, ``--cpu``) runs
+before the first experiment starts, and a mistake is reported as one line with
+exit code 2.
 """
 import ast
 import difflib
