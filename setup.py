@@ -41,7 +41,10 @@ setup(
                  "gymnasium[box2d]>=1.0",
                  "moviepy>=1.0.0", "pygame-ce>=2.1.3", "tensorboard>=2.10",
                  # tests/docs/test_offline_docs.py builds the docs
-                 "sphinx>=7", "sphinx-rtd-theme>=2.0", "django-static-mathjax>=3.2.2"],
+                 "sphinx>=7", "sphinx-rtd-theme>=2.0", "django-static-mathjax>=3.2.2",
+                 "ray>=2.9"],
+        # --launcher ray: grid variants as tasks on a Ray cluster (or a local instance).
+        "ray": ["ray>=2.9"],
         # --tensorboard: torch.utils.tensorboard needs the tensorboard package.
         "tensorboard": ["tensorboard>=2.10"],
         # test_policy --video: gymnasium's RecordVideo writes MP4s with moviepy;

@@ -7,12 +7,13 @@
 
 An ``ALGO`` command becomes an :class:`~spinup.utils.run_utils.ExperimentGrid`:
 a flag with several values varies over them (one experiment per combination,
-run in series); ``--flag[sh]`` sets the shorthand used in directory names;
-``--key:sub v`` sets ``key=dict(sub=v)``. Each value is read with
-``ast.literal_eval``; failing that, a dotted name such as ``torch.nn.ReLU`` is
-imported, and anything else stays a string (no ``eval``). Every check (flags,
-values, environment, ``--cpu``) runs before the first experiment starts, and a
-mistake is reported as one line with exit code 2.
+run in series, or ``--jobs N`` at once: see :mod:`spinup.utils.grid_launch`);
+``--flag[sh]`` sets the shorthand used in directory names; ``--key:sub v`` sets
+``key=dict(sub=v)``. Each value is read with ``ast.literal_eval``; failing that,
+a dotted name such as ``torch.nn.ReLU`` is imported, and anything else stays a
+string (no ``eval``). Every check (flags, values, environment, ``--cpu``) runs
+before the first experiment starts, and a mistake is reported as one line with
+exit code 2.
 """
 import ast
 import difflib
@@ -29,14 +30,14 @@ MPI_ALGOS = {"vpg", "trpo", "npg", "ppo", "a2c"}
 
 #: Flags for :meth:`ExperimentGrid.run` rather than the algorithm; one value each.
 RUN_KEYS = ["num_cpu", "data_dir", "datestamp", "overwrite", "oversubscribe",
-            "tensorboard", "verbose"]
+            "tensorboard", "verbose", "jobs", "resume", "launcher", "ray_address"]
 
 #: Short flags and the full keys they stand for.
 SUBSTITUTIONS = {"env": "env_name", "hid": "ac_kwargs:hidden_sizes",
                  "act": "ac_kwargs:activation", "cpu": "num_cpu", "dt": "datestamp"}
 
 #: Flags whose values are never imported as dotted names (they are paths or ids).
-PLAIN_STRING_KEYS = {"env_name", "exp_name", "data_dir"}
+PLAIN_STRING_KEYS = {"env_name", "exp_name", "data_dir", "ray_address", "launcher"}
 
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
 _WITH_SHORTHAND = re.compile(r"(.+)\[(.+)\]")
@@ -73,6 +74,12 @@ def _usage():
                                  or a preset (e.g. ppo_CartPole-v1); flags override it
           --resume DIR [--epochs N]  continue the run in DIR from its last checkpoint
                                  (--tensorboard, --verbose may be added)
+          --jobs N|auto          run up to N variants of the grid at once (auto: cores
+                                 // --cpu); each one's output goes to its output.log
+          --resume               (no DIR) rerun a grid command: skip finished runs,
+                                 resume checkpointed ones, start the rest
+          --launcher ray [--ray_address ADDR]  run the variants as tasks on a Ray
+                                 cluster (a local one without ADDR); pip install ray
         Several values for one flag launch one experiment per combination, e.g.
           python -m spinup.run ppo --env CartPole-v1 --clip_ratio 0.1 0.2 --seed 0 10 20
         """)
@@ -251,6 +258,40 @@ def _check_num_cpu(cmd, num_cpu):
                    + ", ".join(sorted(MPI_ALGOS)))
 
 
+def _resume_names_a_dir(args):
+    """True for ``--resume DIR`` (one run), False for a bare ``--resume`` (a whole grid)."""
+    at = args.index("--resume")
+    return at + 1 < len(args) and not args[at + 1].startswith("--")
+
+
+def _check_launch_flags(cmd, run_kwargs):
+    """``--jobs``, ``--launcher``, ``--ray_address`` (see :mod:`spinup.utils.grid_launch`).
+
+    Raises:
+        CLIError: a value of the wrong kind, ``--ray_address`` without
+            ``--launcher ray``, or Ray not installed.
+    """
+    jobs = run_kwargs.get("jobs")
+    if jobs is not None and jobs != "auto" and (isinstance(jobs, bool)
+                                                or not isinstance(jobs, int) or jobs < 1):
+        raise CLIError(f"{cmd}: --jobs expects a positive integer or 'auto', got {jobs!r}")
+    launcher = run_kwargs.get("launcher")
+    if launcher is not None and launcher not in ("local", "ray"):
+        raise CLIError(f"{cmd}: --launcher expects local or ray, got {launcher!r}")
+    if "ray_address" in run_kwargs and launcher != "ray":
+        raise CLIError(f"{cmd}: --ray_address needs --launcher ray")
+    if launcher == "ray":
+        if jobs is not None:
+            raise CLIError(f"{cmd}: --jobs is for the local launcher; with --launcher ray "
+                           "the cluster's free CPUs decide how many variants run at once")
+        from spinup.utils.grid_launch import require_ray
+        from spinup.utils.run_utils import LaunchError
+        try:
+            require_ray()
+        except LaunchError as e:
+            raise CLIError(f"{cmd}: {e}") from None
+
+
 # ---- Resuming a run ----
 
 #: The only arguments that ``--resume`` lets change.
@@ -391,7 +432,7 @@ def parse_and_execute_grid_search(cmd, args):
         print(inspect.getdoc(algo))
         return
 
-    if "--resume" in args:
+    if "--resume" in args and _resume_names_a_dir(args):
         return resume_run(cmd, args)
     values, shorthands = _resolve_names(cmd, _group_flags(cmd, args))
     config_file = str(_take_single(cmd, values, "config")) if "config" in values else None
@@ -429,11 +470,13 @@ def parse_and_execute_grid_search(cmd, args):
     for env_name in values["env_name"]:
         _check_env(cmd, str(env_name))
     run_kwargs = {key: _take_single(cmd, values, key) for key in RUN_KEYS if key in values}
-    for switch in ("datestamp", "overwrite", "oversubscribe", "tensorboard", "verbose"):
+    for switch in ("datestamp", "overwrite", "oversubscribe", "tensorboard", "verbose",
+                   "resume"):
         if not isinstance(run_kwargs.get(switch, False), bool):
             flag = "dt" if switch == "datestamp" else switch
             raise CLIError(f"{cmd}: --{flag} is a switch: give it alone (or True/False)")
     _check_num_cpu(cmd, run_kwargs.get("num_cpu", 1))
+    _check_launch_flags(cmd, run_kwargs)
     if run_kwargs.get("tensorboard"):
         from spinup.utils.logx import _tensorboard_writer_class
         try:

@@ -528,8 +528,12 @@ class ExperimentGrid:
             time.sleep(0.1)
 
     def run(self, thunk, num_cpu=1, data_dir=None, datestamp=False, overwrite=False,
-            oversubscribe=False, tensorboard=False, verbose=False):
-        """Run every variant with :func:`call_experiment`, one after another.
+            oversubscribe=False, tensorboard=False, verbose=False, jobs=None, resume=False,
+            launcher=None, ray_address=None):
+        """Run every variant with :func:`call_experiment`, one after another (or,
+        with ``jobs``, ``resume`` or ``launcher``, with
+        :func:`spinup.utils.grid_launch.run_grid`: several at once, each with its
+        output in ``output.log`` of its run directory).
 
         Before the first one starts, the output directories of all variants are
         worked out and checked (see :func:`check_before_launch`), so a grid that
@@ -542,6 +546,16 @@ class ExperimentGrid:
                 :func:`call_experiment`.
             tensorboard, verbose: passed to :func:`call_experiment`. A grid of
                 one variant is listed in full only when ``verbose``.
+            jobs (int or str): run up to this many variants at once on this
+                machine; ``'auto'`` is ``cores // num_cpu``. ``None``: one after
+                another, with their output on the terminal.
+            resume (bool): skip the variants whose runs finished, resume those
+                with a checkpoint, start the others.
+            launcher (str): ``'ray'`` sends each variant to a Ray cluster as a task
+                reserving ``num_cpu`` CPUs (``pip install -e ".[ray]"``);
+                ``'local'`` (the default) runs them on this machine.
+            ray_address (str): the Ray cluster's address; ``None`` starts a Ray
+                instance on this machine for the grid.
 
         Returns:
             list of str: the output directory of each variant.
@@ -549,9 +563,17 @@ class ExperimentGrid:
         Raises:
             FileExistsError, LaunchError: a check failed; nothing was run.
             ExperimentError: a variant failed (the later ones are not run).
+            GridError: (``jobs``, ``resume`` or ``launcher``) a variant failed; the
+                others ran to their end.
         """
         variants = self.variants()
         names = [self.variant_name(v) for v in variants]
+        if jobs is not None or resume or launcher is not None:
+            from spinup.utils import grid_launch
+            runs = grid_launch.plan_runs(thunk, variants, names, data_dir, datestamp,
+                                         overwrite, tensorboard, verbose, resume, num_cpu)
+            return grid_launch.run_grid(runs, num_cpu, oversubscribe, jobs or 1,
+                                        launcher or "local", ray_address, self.print)
         check_before_launch(
             [v.get("logger_kwargs") or setup_logger_kwargs(name, v.get("seed", 0), data_dir,
                                                            datestamp, overwrite)
