@@ -11,6 +11,7 @@ band of one standard deviation; ``--count`` draws every run on its own.
 """
 import argparse
 import collections
+import contextlib
 import itertools
 import json
 import os
@@ -48,22 +49,35 @@ def plot_data(data, xaxis="Epoch", value="AverageEpRet", condition="Condition1",
     Returns:
         The matplotlib axes.
     """
-    import matplotlib.pyplot as plt
     import seaborn as sns
     if smooth > 1:
         data = [run.assign(**{value: run[value].rolling(smooth, center=True,
                                                         min_periods=1).mean()})
                 for run in data]
     table = pd.concat(data, ignore_index=True)
-    sns.set_theme(style="darkgrid", font_scale=1.2)
-    ax = sns.lineplot(data=table, x=xaxis, y=value, hue=condition, errorbar="sd",
-                      estimator=getattr(np, estimator), ax=ax)
-    ax.legend(loc="best").set_draggable(True)
-    if np.max(np.asarray(table[xaxis], dtype=float)) > 5e3:
-        # Long runs: write x ticks as 1e5 multiples instead of long integers.
-        ax.ticklabel_format(style="sci", axis="x", scilimits=(0, 0))
-    plt.tight_layout(pad=0.5)
+    if ax is None:
+        import matplotlib.pyplot as plt
+        plt.gcf()  # outside _style: a backend chosen now keeps its own settings
+    with _style():
+        ax = sns.lineplot(data=table, x=xaxis, y=value, hue=condition, errorbar="sd",
+                          estimator=getattr(np, estimator), ax=ax)
+        ax.legend(loc="best").set_draggable(True)
+        if np.max(np.asarray(table[xaxis], dtype=float)) > 5e3:
+            # Long runs: write x ticks as 1e5 multiples instead of long integers.
+            ax.ticklabel_format(style="sci", axis="x", scilimits=(0, 0))
+        ax.figure.tight_layout(pad=0.5)
     return ax
+
+
+@contextlib.contextmanager
+def _style():
+    """seaborn's darkgrid theme for the figures drawn inside, with the session's
+    matplotlib settings (``rcParams``) put back afterwards."""
+    import matplotlib
+    import seaborn as sns
+    with matplotlib.rc_context():
+        sns.set_theme(style="darkgrid", font_scale=1.2)
+        yield
 
 
 def _read_exp_name(run_dir):
@@ -269,7 +283,8 @@ def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
                savefig=None):
     """Load runs and draw one figure per column in ``values``; show or save them.
 
-    The matplotlib backend is never changed: in a Jupyter kernel the figures
+    The matplotlib backend and settings (``rcParams``) of the session are never
+    changed: in a Jupyter kernel the figures
     appear inline (and later cells keep plotting inline), with a window toolkit
     they open in windows, and with a file-only backend such as Agg (a script on a
     machine with no display) a note says to save them instead.
@@ -332,9 +347,12 @@ def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
         tables.append((value, usable))
     figures = []
     for value, usable in tables:
+        # The figure is made before the theme is applied, so that a backend that is
+        # only loaded now (the notebook's inline one) keeps the settings it sets.
         fig = plt.figure()
-        ax = plot_data(usable, xaxis=xaxis, value=value, condition=condition, smooth=smooth,
-                       estimator=estimator, ax=fig.gca())
+        with _style():  # the axes take the theme when they are made
+            ax = plot_data(usable, xaxis=xaxis, value=value, condition=condition,
+                           smooth=smooth, estimator=estimator, ax=fig.gca())
         if _few_points(usable, xaxis, condition):
             for line in ax.get_lines():  # a single epoch is a point: draw it as one
                 line.set_marker("o")
