@@ -35,8 +35,10 @@ setup(
         "tqdm>=4.60",
     ],
     extras_require={
+        # nbclient, ipykernel, nbformat: tests/test_notebooks.py runs docs/notebooks in a kernel.
         "test": ["pytest>=7", "pytest-timeout>=2.1", "gymnasium[mujoco]>=1.0",
-                 "moviepy>=1.0.0", "pygame-ce>=2.1.3", "tensorboard>=2.10"],
+                 "moviepy>=1.0.0", "pygame-ce>=2.1.3", "tensorboard>=2.10",
+                 "nbclient>=0.10", "ipykernel>=6.0", "nbformat>=5.9"],
         # --tensorboard: torch.utils.tensorboard needs the tensorboard package.
         "tensorboard": ["tensorboard>=2.10"],
         # test_policy --video: gymnasium's RecordVideo writes MP4s with moviepy;
@@ -44,7 +46,8 @@ setup(
         "video": ["moviepy>=1.0.0", "pygame-ce>=2.1.3"],
         "mujoco": ["gymnasium[mujoco]>=1.0"],
         "box2d": ["gymnasium[box2d]>=1.0"],
-        "docs": ["sphinx>=7", "sphinx-rtd-theme>=2.0"],
+        # myst-nb renders the tutorial notebooks (docs/notebooks) with their saved outputs.
+        "docs": ["sphinx>=7", "sphinx-rtd-theme>=2.0", "myst-nb>=1.1"],
         # benchmarks/time_to_threshold.py; tianshou pins pandas<3 and deepdiff<8 in its metadata
         # but runs with newer ones: `pip install --no-deps tianshou` if pip wants to downgrade.
         "bench": ["stable-baselines3>=2.3", "tianshou>=2.0"],
