@@ -235,7 +235,8 @@ def watch_policy(fpath, itr="last", deterministic=True, max_ep_len=None, seed=0,
         also carries the episode's return and length as ``ep_ret`` and ``ep_len``.
 
     Raises:
-        FileNotFoundError, ValueError, ImportError: as :func:`load_pytorch_policy`.
+        FileNotFoundError, ValueError, ImportError: as :func:`load_pytorch_policy`;
+            also ImportError for ``as_html`` without IPython.
         RuntimeError: the run recorded no environment, or the environment cannot
             draw frames (e.g. pygame is missing for the classic-control ones:
             ``pip install 'spinup[video]'``).
@@ -292,7 +293,11 @@ def watch_policy(fpath, itr="last", deterministic=True, max_ep_len=None, seed=0,
     print(f"Episode: return {ep_ret:.3f}, length {ep_len}")
     result = anim
     if as_html:
-        from IPython.display import HTML
+        try:
+            from IPython.display import HTML
+        except ImportError:
+            raise ImportError("watch_policy(as_html=True) needs IPython, which every Jupyter "
+                              "kernel has; outside one, use as_html=False") from None
         result = HTML(anim.to_jshtml(fps=fps, default_mode="once"))
     result.ep_ret, result.ep_len = ep_ret, ep_len
     return result
