@@ -255,20 +255,22 @@ def _few_points(data, xaxis, condition):
     return bool((table.groupby(condition)[xaxis].nunique() < 2).any())
 
 
-def _save_path(savefig):
-    """Make sure the directory of ``savefig`` exists (creating it), and that matplotlib
-    can write its format.
-
-    Raises:
-        ValueError: the extension is not an image format matplotlib writes, or the
-            directory cannot be created (a file is in the way, no permission).
-    """
+def _check_format(savefig):
+    """Raise ValueError (one line) if matplotlib cannot write the extension of ``savefig``."""
     from matplotlib.figure import Figure
     ext = osp.splitext(savefig)[1].lstrip(".").lower()
     formats = Figure().canvas.get_supported_filetypes()
     if ext and ext not in formats:
         raise ValueError(f"--savefig {savefig}: cannot write .{ext} files; use one of "
                          + ", ".join("." + f for f in sorted(formats)))
+
+
+def _make_parent(savefig):
+    """Create the directory of ``savefig`` if it does not exist yet.
+
+    Raises:
+        ValueError: it cannot be created (a file is in the way, no permission).
+    """
     parent = osp.dirname(savefig)
     if parent:
         try:
@@ -317,7 +319,7 @@ def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
     if not values or any(not isinstance(v, str) or not v for v in values):
         raise ValueError("give at least one column to plot (--value/-y NAME ...)")
     if savefig:
-        _save_path(savefig)
+        _check_format(savefig)
     data = get_all_datasets(all_logdirs, legend, select, exclude)
     condition = "Condition2" if count else "Condition1"
     tables = []
@@ -345,6 +347,8 @@ def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
             raise ValueError(f"nothing to plot for {value}: no run has a number in both its "
                              f"{xaxis} and {value} columns (see the 'Skipping' lines above)")
         tables.append((value, usable))
+    if savefig:
+        _make_parent(savefig)  # only now that there is something to save
     figures = []
     for value, usable in tables:
         # The figure is made before the theme is applied, so that a backend that is
@@ -360,7 +364,10 @@ def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
         if savefig:
             stem, ext = osp.splitext(savefig)
             target = savefig if len(values) == 1 else f"{stem}_{value}{ext or '.png'}"
-            fig.savefig(target, dpi=120)
+            try:
+                fig.savefig(target, dpi=120)
+            except OSError as e:  # no permission, a directory of that name, disk full
+                raise ValueError(f"cannot write {target} ({e.strerror or e})") from None
             print(f"Saved figure to {target}")
     if not savefig:
         if _can_show():

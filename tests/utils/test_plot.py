@@ -125,6 +125,10 @@ def test_savefig_creates_missing_parent_directories(tmp_path):
     fig = tmp_path / "nodir" / "sub" / "p.png"
     run_cli("plot", tmp_path / "exp", "--savefig", fig)
     assert fig.stat().st_size > 1000
+    # Nothing to plot: the directories are not created either.
+    proc = run_cli("plot", tmp_path / "nothing", "--savefig", tmp_path / "new" / "p.png",
+                   check=False)
+    assert proc.returncode == 1 and not (tmp_path / "new").exists()
 
 
 def test_savefig_that_cannot_be_written_is_one_line_and_writes_nothing(tmp_path):
@@ -136,6 +140,9 @@ def test_savefig_that_cannot_be_written_is_one_line_and_writes_nothing(tmp_path)
     proc = run_cli("plot", tmp_path / "exp", "--savefig", tmp_path / "out" / "p.xyz",
                    check=False)
     assert ".xyz" in _one_line_error(proc, 1) and not (tmp_path / "out").exists()
+    (tmp_path / "taken.png").mkdir()  # a directory where the image should go
+    proc = run_cli("plot", tmp_path / "exp", "--savefig", tmp_path / "taken.png", check=False)
+    assert "cannot write" in _one_line_error(proc, 1)
 
 
 def test_make_plots_keeps_the_backend_and_returns_the_figures(tmp_path, monkeypatch, capsys):
