@@ -27,7 +27,8 @@ autodoc_mock_imports = []
 # Tutorial notebooks (docs/notebooks/*.ipynb) are rendered with the outputs they were
 # saved with: the test suite already executes every one of them in a real kernel
 # (tests/test_notebooks.py), so running them again at build time would only double the
-# time CI spends training agents. Re-save a notebook with its outputs after editing it.
+# time CI spends training agents. After editing a notebook, save it again with its
+# outputs: python docs/notebooks/save_outputs.py docs/notebooks/NAME.ipynb
 nb_execution_mode = "off"
 nb_execution_raise_on_error = True
 nb_merge_streams = True
