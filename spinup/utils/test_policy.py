@@ -247,12 +247,14 @@ def watch_policy(fpath, itr="last", deterministic=True, max_ep_len=None, seed=0,
     from gymnasium import spaces
     if not isinstance(frame_step, int) or frame_step < 1:
         raise ValueError(f"watch_policy: frame_step must be an integer >= 1, got {frame_step!r}")
-    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # pygame draws off-screen
     get_action = load_pytorch_policy(fpath, itr, deterministic, allowed_modules)
     env = load_env(fpath, itr, render_mode="rgb_array")
     if env is None:
         raise RuntimeError(ENV_NOT_FOUND)
     frames, ep_ret, ep_len = [], 0.0, 0
+    # pygame draws off-screen for the episode; the session's own setting is put back.
+    sdl_driver = os.environ.get("SDL_VIDEODRIVER")
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     try:
         o, _ = env.reset(seed=seed)
         try:
@@ -274,6 +276,8 @@ def watch_policy(fpath, itr="last", deterministic=True, max_ep_len=None, seed=0,
                 frames.append(env.render())
     finally:
         env.close()
+        if sdl_driver is None:
+            os.environ.pop("SDL_VIDEODRIVER", None)
     height, wide = frames[0].shape[:2]
     # A Figure without pyplot: the notebook shows only the animation, not a stray still.
     fig = Figure(figsize=(width, width * height / wide), dpi=72)

@@ -91,7 +91,7 @@ def test_video_halfcheetah(tmp_path, monkeypatch):
 def test_watch_policy_returns_an_inline_animation_without_a_display(cartpole_run, tmp_path,
                                                                    monkeypatch):
     from spinup.utils.test_policy import watch_policy
-    for var in ("DISPLAY", "WAYLAND_DISPLAY"):
+    for var in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
         monkeypatch.delenv(var, raising=False)
     before = set(os.listdir(cartpole_run))
     html = watch_policy(str(cartpole_run), max_ep_len=6)
@@ -103,5 +103,6 @@ def test_watch_policy_returns_an_inline_animation_without_a_display(cartpole_run
     anim.save(str(tmp_path / "ep.html"), writer="html")  # the matplotlib animation itself, for .save
     assert (tmp_path / "ep.html").stat().st_size > 1000
     assert set(os.listdir(cartpole_run)) == before  # nothing written
+    assert "SDL_VIDEODRIVER" not in os.environ  # the session's environment is left as it was
     with pytest.raises(ValueError, match="frame_step"):
         watch_policy(str(cartpole_run), frame_step=0)
