@@ -166,3 +166,11 @@ def test_make_plots_keeps_the_backend_and_returns_the_figures(tmp_path, monkeypa
     assert "No display available" in capsys.readouterr().err
     figs[0].savefig(tmp_path / "again.png")  # the returned figures stay usable
     assert (tmp_path / "again.png").stat().st_size > 1000
+
+
+def test_cli_without_display_or_savefig_says_so_in_one_line(tmp_path):
+    _run(tmp_path / "exp", "exp_s0")
+    proc = run_cli("plot", tmp_path / "exp", env={"DISPLAY": "", "WAYLAND_DISPLAY": "",
+                                                  "MPLBACKEND": ""})
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("No display available: use --savefig FILE")
