@@ -46,7 +46,7 @@ def kernel_env(tmp_path, monkeypatch):
 def execute(nb, cwd):
     """Run every cell of ``nb`` in a new kernel started in ``cwd``; errors raise
     ``nbclient.exceptions.CellExecutionError`` naming the cell."""
-    client = nbclient.NotebookClient(nb, kernel_name=KERNEL, timeout=600,
+    client = nbclient.NotebookClient(nb, kernel_name=KERNEL, timeout=1200,
                                      resources={"metadata": {"path": str(cwd)}})
     client.execute()
     return nb
@@ -73,6 +73,7 @@ def test_there_are_at_least_three_notebooks():
     assert len(NOTEBOOKS) >= 3, NOTEBOOKS
 
 
+@pytest.mark.timeout(1800)  # a few minutes on an idle 2-core machine; much more when loaded
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=os.path.basename)
 def test_notebook_runs_top_to_bottom_twice_and_shows_a_figure(path, kernel_env):
     """Every cell runs without error, twice over in the same kernel (re-running a cell
