@@ -286,10 +286,10 @@ def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
     """Load runs and draw one figure per column in ``values``; show or save them.
 
     The matplotlib backend and settings (``rcParams``) of the session are never
-    changed: in a Jupyter kernel the figures
-    appear inline (and later cells keep plotting inline), with a window toolkit
-    they open in windows, and with a file-only backend such as Agg (a script on a
-    machine with no display) a note says to save them instead.
+    changed: in a Jupyter kernel the figures appear inline (and later cells keep
+    plotting inline), with a window toolkit they open in windows, and with a
+    file-only backend such as Agg (a script on a machine with no display) a note
+    says to save them instead.
 
     Args:
         all_logdirs, legend, select, exclude: as :func:`get_all_datasets`.
@@ -300,9 +300,10 @@ def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
         font_scale (float): kept for the spec's signature; the theme sets the fonts.
         smooth (int): smoothing window, as :func:`plot_data`.
         estimator (str): ``'mean'``, ``'max'`` or ``'min'``, as :func:`plot_data`.
-        savefig (str): save to this file instead of showing the figures (its
-            directory is created if needed); with several values, ``out.png``
-            becomes ``out_<value>.png`` per figure.
+        savefig (str): save to this file instead of calling ``plt.show()`` (a
+            notebook's inline backend still displays the figures); its directory
+            is created if needed. With several values, ``out.png`` becomes
+            ``out_<value>.png`` per figure.
 
     Returns:
         list of matplotlib.figure.Figure: one per value, to restyle or save
