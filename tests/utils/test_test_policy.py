@@ -100,7 +100,7 @@ def test_watch_policy_returns_an_inline_animation_without_a_display(cartpole_run
     html = watch_policy(str(cartpole_run), max_ep_len=6, frame_step=2)
     assert html.data.count("data:image/png;base64") == 4  # the reset, then steps 2, 4, 6
     anim = watch_policy(str(cartpole_run), max_ep_len=3, as_html=False)
-    anim.save(str(tmp_path / "ep.html"), writer="html")  # the matplotlib animation itself, for .save
+    anim.save(str(tmp_path / "ep.html"), writer="html")  # the animation itself
     assert (tmp_path / "ep.html").stat().st_size > 1000
     assert set(os.listdir(cartpole_run)) == before  # nothing written
     assert "SDL_VIDEODRIVER" not in os.environ  # the session's environment is left as it was
