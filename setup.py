@@ -42,7 +42,10 @@ setup(
                  "moviepy>=1.0.0", "pygame-ce>=2.1.3", "tensorboard>=2.10",
                  # tests/docs/test_offline_docs.py builds the docs
                  "sphinx>=7", "sphinx-rtd-theme>=2.0", "django-static-mathjax>=3.2.2",
-                 "ray>=2.9"],
+                 "ray>=2.9",
+                 # tests/test_notebooks.py runs docs/notebooks in a kernel; the docs build
+                 # (tests/docs) renders them with myst-nb.
+                 "nbclient>=0.10", "ipykernel>=6.0", "nbformat>=5.9", "myst-nb>=1.1"],
         # --launcher ray: grid variants as tasks on a Ray cluster (or a local instance).
         "ray": ["ray>=2.9"],
         # --tensorboard: torch.utils.tensorboard needs the tensorboard package.
@@ -53,8 +56,10 @@ setup(
         "mujoco": ["gymnasium[mujoco]>=1.0"],
         "box2d": ["gymnasium[box2d]>=1.0"],
         # django-static-mathjax ships MathJax 3; docs/conf.py copies it next to the pages so
-        # math renders without the network (it needs no Django).
-        "docs": ["sphinx>=7", "sphinx-rtd-theme>=2.0", "django-static-mathjax>=3.2.2"],
+        # math renders without the network (it needs no Django). myst-nb renders the tutorial
+        # notebooks (docs/notebooks) with their saved outputs.
+        "docs": ["sphinx>=7", "sphinx-rtd-theme>=2.0", "django-static-mathjax>=3.2.2",
+                 "myst-nb>=1.1"],
         # benchmarks/time_to_threshold.py; tianshou pins pandas<3 and deepdiff<8 in its metadata
         # but runs with newer ones: `pip install --no-deps tianshou` if pip wants to downgrade.
         "bench": ["stable-baselines3>=2.3", "tianshou>=2.0"],

@@ -17,6 +17,7 @@ extensions = [
     "sphinx.ext.napoleon",
     "sphinx.ext.mathjax",
     "sphinx.ext.viewcode",
+    "myst_nb",
 ]
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
@@ -24,6 +25,16 @@ autodoc_member_order = "bysource"
 autodoc_typehints = "none"
 # Importing an algorithm must not need a display or MuJoCo.
 autodoc_mock_imports = []
+
+# Tutorial notebooks (docs/notebooks/*.ipynb) are rendered with the outputs they were
+# saved with: the test suite already executes every one of them in a real kernel
+# (tests/test_notebooks.py), so running them again at build time would only double the
+# time CI spends training agents. After editing a notebook, save it again with its
+# outputs: python docs/notebooks/save_outputs.py docs/notebooks/NAME.ipynb
+nb_execution_mode = "off"
+nb_execution_raise_on_error = True
+nb_merge_streams = True
+myst_enable_extensions = ["dollarmath"]  # $...$ and $$...$$ in the notebooks' text
 
 templates_path = []
 exclude_patterns = ["_build"]

@@ -11,6 +11,7 @@ band of one standard deviation; ``--count`` draws every run on its own.
 """
 import argparse
 import collections
+import contextlib
 import itertools
 import json
 import os
@@ -48,22 +49,35 @@ def plot_data(data, xaxis="Epoch", value="AverageEpRet", condition="Condition1",
     Returns:
         The matplotlib axes.
     """
-    import matplotlib.pyplot as plt
     import seaborn as sns
     if smooth > 1:
         data = [run.assign(**{value: run[value].rolling(smooth, center=True,
                                                         min_periods=1).mean()})
                 for run in data]
     table = pd.concat(data, ignore_index=True)
-    sns.set_theme(style="darkgrid", font_scale=1.2)
-    ax = sns.lineplot(data=table, x=xaxis, y=value, hue=condition, errorbar="sd",
-                      estimator=getattr(np, estimator), ax=ax)
-    ax.legend(loc="best").set_draggable(True)
-    if np.max(np.asarray(table[xaxis], dtype=float)) > 5e3:
-        # Long runs: write x ticks as 1e5 multiples instead of long integers.
-        ax.ticklabel_format(style="sci", axis="x", scilimits=(0, 0))
-    plt.tight_layout(pad=0.5)
+    if ax is None:
+        import matplotlib.pyplot as plt
+        plt.gcf()  # outside _style: a backend chosen now keeps its own settings
+    with _style():
+        ax = sns.lineplot(data=table, x=xaxis, y=value, hue=condition, errorbar="sd",
+                          estimator=getattr(np, estimator), ax=ax)
+        ax.legend(loc="best").set_draggable(True)
+        if np.max(np.asarray(table[xaxis], dtype=float)) > 5e3:
+            # Long runs: write x ticks as 1e5 multiples instead of long integers.
+            ax.ticklabel_format(style="sci", axis="x", scilimits=(0, 0))
+        ax.figure.tight_layout(pad=0.5)
     return ax
+
+
+@contextlib.contextmanager
+def _style():
+    """seaborn's darkgrid theme for the figures drawn inside, with the session's
+    matplotlib settings (``rcParams``) put back afterwards."""
+    import matplotlib
+    import seaborn as sns
+    with matplotlib.rc_context():
+        sns.set_theme(style="darkgrid", font_scale=1.2)
+        yield
 
 
 def _read_exp_name(run_dir):
@@ -221,16 +235,61 @@ def get_all_datasets(all_logdirs, legend=None, select=None, exclude=None):
     return data
 
 
-def _no_display():
-    """True when matplotlib cannot open a window (no X11/Wayland display on Linux)."""
-    has_display = os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-    return not has_display and sys.platform not in ("darwin", "win32")
+def _can_show():
+    """True when the current matplotlib backend can display figures.
+
+    Interactive backends (a window toolkit, or the inline backend of a Jupyter
+    kernel, whose name is ``module://...`` or ``inline``) can; the file-only ones
+    (``agg``, ``pdf``, ``svg`` ...) cannot. Asking resolves matplotlib's automatic
+    backend choice (Agg when no window can be opened) without changing it.
+    """
+    import matplotlib
+    from matplotlib.backends import BackendFilter, backend_registry
+    file_only = backend_registry.list_builtin(BackendFilter.NON_INTERACTIVE)
+    return matplotlib.get_backend().lower() not in file_only
+
+
+def _few_points(data, xaxis, condition):
+    """True when some curve has fewer than two distinct x values (a line would be invisible)."""
+    table = pd.concat(data, ignore_index=True)
+    return bool((table.groupby(condition)[xaxis].nunique() < 2).any())
+
+
+def _check_format(savefig):
+    """Raise ValueError (one line) if matplotlib cannot write the extension of ``savefig``."""
+    from matplotlib.figure import Figure
+    ext = osp.splitext(savefig)[1].lstrip(".").lower()
+    formats = Figure().canvas.get_supported_filetypes()
+    if ext and ext not in formats:
+        raise ValueError(f"--savefig {savefig}: cannot write .{ext} files; use one of "
+                         + ", ".join("." + f for f in sorted(formats)))
+
+
+def _make_parent(savefig):
+    """Create the directory of ``savefig`` if it does not exist yet.
+
+    Raises:
+        ValueError: it cannot be created (a file is in the way, no permission).
+    """
+    parent = osp.dirname(savefig)
+    if parent:
+        try:
+            os.makedirs(parent, exist_ok=True)
+        except OSError as e:
+            raise ValueError(f"--savefig {savefig}: cannot create directory {parent} "
+                             f"({e.strerror or e})") from None
 
 
 def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
                font_scale=1.5, smooth=1, select=None, exclude=None, estimator="mean",
                savefig=None):
     """Load runs and draw one figure per column in ``values``; show or save them.
+
+    The matplotlib backend and settings (``rcParams``) of the session are never
+    changed: in a Jupyter kernel the figures appear inline (and later cells keep
+    plotting inline), with a window toolkit they open in windows, and with a
+    file-only backend such as Agg (a script on a machine with no display) a note
+    says to save them instead.
 
     Args:
         all_logdirs, legend, select, exclude: as :func:`get_all_datasets`.
@@ -241,23 +300,30 @@ def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
         font_scale (float): kept for the spec's signature; the theme sets the fonts.
         smooth (int): smoothing window, as :func:`plot_data`.
         estimator (str): ``'mean'``, ``'max'`` or ``'min'``, as :func:`plot_data`.
-        savefig (str): save to this file instead of showing a window; with
-            several values, ``out.png`` becomes ``out_<value>.png`` per figure.
+        savefig (str): save to this file instead of calling ``plt.show()`` (a
+            notebook's inline backend still displays the figures); its directory
+            is created if needed. With several values, ``out.png`` becomes
+            ``out_<value>.png`` per figure.
 
     Returns:
-        list of str: the files written (empty when the figures are shown).
+        list of matplotlib.figure.Figure: one per value, to restyle or save
+        (``fig.savefig(...)``). The files written with ``savefig`` are printed.
 
     Raises:
-        ValueError: no data, or ``xaxis`` or a value is a column of no run.
+        ValueError: no data; ``values`` is empty; ``xaxis`` or a value is a
+            column of no run, or holds no number in any run (e.g. all NaN);
+            ``savefig`` has an extension matplotlib cannot write or a directory
+            that cannot be created.
     """
-    import matplotlib
-    if savefig or _no_display():
-        matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    values = [values] if isinstance(values, str) or values is None else list(values)
+    if not values or any(not isinstance(v, str) or not v for v in values):
+        raise ValueError("give at least one column to plot (--value/-y NAME ...)")
+    if savefig:
+        _check_format(savefig)
     data = get_all_datasets(all_logdirs, legend, select, exclude)
-    values = values if isinstance(values, list) else [values]
     condition = "Condition2" if count else "Condition1"
-    saved = []
+    tables = []
     for value in values:
         missing = [col for col in (xaxis, value) if not any(col in run for run in data)]
         if missing:
@@ -268,30 +334,50 @@ def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
         for run in data:
             if value not in run or xaxis not in run:
                 continue
+            path = run.attrs.get("path", "a run")
             bad = [col for col in (xaxis, value) if not pd.api.types.is_numeric_dtype(run[col])]
             if bad:
-                print(f"Skipping {run.attrs.get('path', 'a run')} for {value}: column "
+                print(f"Skipping {path} for {value}: column "
                       f"{bad[0]} holds values that are not numbers (damaged file?)")
+                continue
+            if run[value].isna().all():
+                print(f"Skipping {path} for {value}: every value is NaN")
                 continue
             usable.append(run)
         if not usable:
-            raise ValueError(f"no run has readable {xaxis} and {value} columns")
-        plt.figure()
-        plot_data(usable, xaxis=xaxis, value=value, condition=condition, smooth=smooth,
-                  estimator=estimator)
+            raise ValueError(f"nothing to plot for {value}: no run has a number in both its "
+                             f"{xaxis} and {value} columns (see the 'Skipping' lines above)")
+        tables.append((value, usable))
+    if savefig:
+        _make_parent(savefig)  # only now that there is something to save
+    figures = []
+    for value, usable in tables:
+        # The figure is made before the theme is applied, so that a backend that is
+        # only loaded now (the notebook's inline one) keeps the settings it sets.
+        fig = plt.figure()
+        with _style():  # the axes take the theme when they are made
+            ax = plot_data(usable, xaxis=xaxis, value=value, condition=condition,
+                           smooth=smooth, estimator=estimator, ax=fig.gca())
+        if _few_points(usable, xaxis, condition):
+            for line in ax.get_lines():  # a single epoch is a point: draw it as one
+                line.set_marker("o")
+        figures.append(fig)
         if savefig:
             stem, ext = osp.splitext(savefig)
             target = savefig if len(values) == 1 else f"{stem}_{value}{ext or '.png'}"
-            plt.savefig(target, dpi=120)
-            saved.append(target)
+            try:
+                fig.savefig(target, dpi=120)
+            except OSError as e:  # no permission, a directory of that name, disk full
+                raise ValueError(f"cannot write {target} ({e.strerror or e})") from None
             print(f"Saved figure to {target}")
-    if savefig:
-        return saved
-    if matplotlib.get_backend().lower() == "agg":
-        print("No display available: use --savefig FILE to save the plot.", file=sys.stderr)
-    else:
-        plt.show()
-    return saved
+    if not savefig:
+        if _can_show():
+            plt.show()
+        else:
+            print("No display available: use --savefig FILE to save the plot (from Python: "
+                  "savefig=FILE, or fig.savefig(...) on the returned figures).",
+                  file=sys.stderr)
+    return figures
 
 
 def _parser():
@@ -322,7 +408,8 @@ def main(argv=None):
     """``python -m spinup.run plot ...``.
 
     Returns:
-        int: the exit code, 0 on success and 1 when there is nothing to plot.
+        int: the exit code: 0 on success, 1 when there is nothing to plot, 2 for
+        an empty ``--value`` list.
     """
     parser = _parser()
     args = parser.parse_args(argv)
@@ -330,6 +417,18 @@ def main(argv=None):
         parser.error("give at least one log directory")
     if args.smooth < 1:
         parser.error("--smooth must be at least 1")
+    if not args.value:
+        print("plot: error: --value/-y needs at least one column name (e.g. -y Performance)",
+              file=sys.stderr)
+        return 2
+    headless = not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) \
+        and sys.platform not in ("darwin", "win32")
+    if (args.savefig or headless) and "matplotlib.pyplot" not in sys.modules:
+        # The command in a process of its own: draw off-screen when saving or when no
+        # window can open. (Called from a session that already plots, e.g. a
+        # notebook, its backend is left alone.)
+        import matplotlib
+        matplotlib.use("Agg")
     try:
         make_plots(args.logdir, legend=args.legend, xaxis=args.xaxis, values=args.value,
                    count=args.count, smooth=args.smooth, select=args.select,

@@ -217,6 +217,115 @@ def run_policy(env, get_action, max_ep_len=None, num_episodes=100, render=True):
     return summary
 
 
+def watch_policy(fpath, itr="last", deterministic=True, max_ep_len=None, seed=0,
+                 frame_step=1, fps=30, width=4.0, allowed_modules=(), as_html=True):
+    """Play one episode of a run's trained policy and return it as an inline animation.
+
+    Meant for a Jupyter notebook, where no window can open (JupyterLab on a
+    server, Colab): the environment is made with ``render_mode='rgb_array'``
+    (drawn off-screen, no display server needed) and the frames become a
+    matplotlib animation, embedded as JavaScript and PNG frames
+    (``Animation.to_jshtml``), so neither ffmpeg nor a video player is needed.
+    Nothing is written to disk. In a notebook cell::
+
+        from spinup.utils.test_policy import watch_policy
+        watch_policy("data/cp/cp_s0")
+
+    Args:
+        fpath (str): the run's output directory.
+        itr: ``'last'`` or the number of a snapshot, as in :func:`load_pytorch_policy`.
+        deterministic (bool): act with the policy's most likely action (default)
+            instead of sampling.
+        max_ep_len (int): stop after this many steps; ``None`` leaves only the
+            environment's own time limit.
+        seed (int): seed of the episode's ``env.reset``.
+        frame_step (int): keep every ``frame_step``-th frame (2 halves the size of
+            the embedded animation; the episode itself is played in full).
+        fps (int): frames per second of the animation.
+        width (float): width of the animation in inches (the height follows the
+            frames' aspect ratio).
+        allowed_modules (sequence of str): see :func:`load_pytorch_policy`.
+        as_html (bool): return an ``IPython.display.HTML`` object (shown by a
+            notebook when it is the cell's last expression); ``False`` returns the
+            ``matplotlib.animation.FuncAnimation`` (e.g. for ``.save('ep.gif')``).
+
+    Returns:
+        ``IPython.display.HTML`` or ``matplotlib.animation.FuncAnimation``. It
+        also carries the episode's return and length as ``ep_ret`` and ``ep_len``.
+
+    Raises:
+        FileNotFoundError, ValueError, ImportError: as :func:`load_pytorch_policy`;
+            also ImportError for ``as_html`` without IPython.
+        RuntimeError: the run recorded no environment, or the environment cannot
+            draw frames (e.g. pygame is missing for the classic-control ones:
+            ``pip install 'spinup[video]'``).
+    """
+    import gymnasium as gym
+    from matplotlib import animation
+    from matplotlib.figure import Figure
+    from gymnasium import spaces
+    if not isinstance(frame_step, int) or frame_step < 1:
+        raise ValueError(f"watch_policy: frame_step must be an integer >= 1, got {frame_step!r}")
+    get_action = load_pytorch_policy(fpath, itr, deterministic, allowed_modules)
+    env = load_env(fpath, itr, render_mode="rgb_array")
+    if env is None:
+        raise RuntimeError(ENV_NOT_FOUND)
+    frames, ep_ret, ep_len = [], 0.0, 0
+    # pygame draws off-screen for the episode; the session's own setting is put back.
+    sdl_driver = os.environ.get("SDL_VIDEODRIVER")
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    try:
+        o, _ = env.reset(seed=seed)
+        try:
+            frames.append(env.render())
+        except gym.error.DependencyNotInstalled as e:
+            raise RuntimeError("watch_policy needs the environment's renderer: pip install "
+                               f"'spinup[video]' ({_first_line(e)})") from None
+        bounds = ((env.action_space.low, env.action_space.high)
+                  if isinstance(env.action_space, spaces.Box) else None)
+        over = False
+        while not over:
+            a = get_action(o)
+            if bounds is not None:
+                a = np.clip(a, *bounds)
+            o, r, terminated, truncated, _ = env.step(a)
+            ep_ret, ep_len = ep_ret + float(r), ep_len + 1
+            over = terminated or truncated or bool(max_ep_len and ep_len >= max_ep_len)
+            if ep_len % frame_step == 0 or over:
+                frames.append(env.render())
+    finally:
+        env.close()
+        if sdl_driver is None:
+            os.environ.pop("SDL_VIDEODRIVER", None)
+    height, wide = frames[0].shape[:2]
+    # A Figure without pyplot: the notebook shows only the animation, not a stray still.
+    fig = Figure(figsize=(width, width * height / wide), dpi=72)
+    ax = fig.add_axes([0, 0, 1, 1])
+    ax.set_axis_off()
+    image = ax.imshow(frames[0])
+    title = ax.text(0.02, 0.97, "", transform=ax.transAxes, va="top", fontsize=9,
+                    bbox=dict(facecolor="white", alpha=0.7, linewidth=0))
+
+    def draw(i):
+        image.set_data(frames[i])
+        title.set_text(f"step {min(i * frame_step, ep_len)} of {ep_len}, return {ep_ret:.1f}")
+        return image, title
+
+    anim = animation.FuncAnimation(fig, draw, frames=len(frames), interval=1000 / fps,
+                                   blit=False)
+    print(f"Episode: return {ep_ret:.3f}, length {ep_len}")
+    result = anim
+    if as_html:
+        try:
+            from IPython.display import HTML
+        except ImportError:
+            raise ImportError("watch_policy(as_html=True) needs IPython, which every Jupyter "
+                              "kernel has; outside one, use as_html=False") from None
+        result = HTML(anim.to_jshtml(fps=fps, default_mode="once"))
+    result.ep_ret, result.ep_len = ep_ret, ep_len
+    return result
+
+
 def _parser():
     parser = argparse.ArgumentParser(prog="python -m spinup.run test_policy",
                                      description="Run a trained spinup policy.")

@@ -65,3 +65,112 @@ def test_select_and_exclude_match_every_level(tmp_path):
     proc = run_cli("plot", tmp_path / "cp", "--exclude", "s10", "--legend", "a", "b",
                    "--savefig", fig)
     assert fig.exists() and "Traceback" not in proc.stderr
+
+
+# ---- issue 19: plot inputs that were not clean; issue 21: make_plots in a session ----
+
+ONE_EPOCH = "Epoch\tAverageEpRet\tTotalEnvInteracts\n0\t7.5\t100\n"
+ALL_NAN = "Epoch\tAverageEpRet\tTotalEnvInteracts\n0\tnan\t100\n1\tnan\t200\n"
+
+
+def _one_line_error(proc, code):
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == code and "Traceback" not in proc.stderr, proc.stderr
+    assert len(lines) == 1 and lines[0].startswith("plot: error:"), proc.stderr
+    return lines[0]
+
+
+def test_one_epoch_run_shows_its_point(tmp_path):
+    import matplotlib.pyplot as plt
+    from spinup.utils.plot import make_plots
+    _run(tmp_path / "one", "one_s0", ONE_EPOCH)
+    figs = make_plots([str(tmp_path / "one")], xaxis="TotalEnvInteracts",
+                      values=["Performance"], savefig=str(tmp_path / "one.png"))
+    points = [line for line in figs[0].axes[0].get_lines() if len(line.get_xdata()) == 1]
+    assert points and list(points[0].get_xdata()) == [100] and list(points[0].get_ydata()) == [7.5]
+    assert points[0].get_marker() not in (None, "", "None", " ")  # drawn, not an empty line
+    plt.close("all")
+    proc = run_cli("plot", tmp_path / "one", "--savefig", tmp_path / "cli.png")
+    assert (tmp_path / "cli.png").stat().st_size > 1000 and not proc.stderr.strip()
+
+
+def test_all_nan_performance_is_one_clear_line(tmp_path):
+    bad = _run(tmp_path / "nan", "nan_s0", ALL_NAN)
+    fig = tmp_path / "nan.png"
+    proc = run_cli("plot", tmp_path / "nan", "--savefig", fig, check=False)
+    line = _one_line_error(proc, 1)
+    assert "Performance" in line and not fig.exists()
+    assert f"Skipping {bad} for Performance: every value is NaN" in proc.stdout
+
+
+def test_all_nan_run_is_skipped_and_the_others_plotted(tmp_path):
+    _run(tmp_path / "mix", "mix_s0")
+    _run(tmp_path / "mix", "mix_s1", ALL_NAN)
+    proc = run_cli("plot", tmp_path / "mix", "--savefig", tmp_path / "mix.png")
+    assert (tmp_path / "mix.png").exists() and "every value is NaN" in proc.stdout
+
+
+def test_empty_value_list_is_a_usage_error(tmp_path):
+    _run(tmp_path / "exp", "exp_s0")
+    fig = tmp_path / "p.png"
+    proc = run_cli("plot", tmp_path / "exp", "-y", "--savefig", fig, check=False)
+    assert "--value" in _one_line_error(proc, 2) and not fig.exists()
+    from spinup.utils.plot import make_plots
+    with pytest.raises(ValueError, match="at least one column"):
+        make_plots([str(tmp_path / "exp")], xaxis="Epoch", values=[], savefig=str(fig))
+
+
+def test_savefig_creates_missing_parent_directories(tmp_path):
+    _run(tmp_path / "exp", "exp_s0")
+    fig = tmp_path / "nodir" / "sub" / "p.png"
+    run_cli("plot", tmp_path / "exp", "--savefig", fig)
+    assert fig.stat().st_size > 1000
+    # Nothing to plot: the directories are not created either.
+    proc = run_cli("plot", tmp_path / "nothing", "--savefig", tmp_path / "new" / "p.png",
+                   check=False)
+    assert proc.returncode == 1 and not (tmp_path / "new").exists()
+
+
+def test_savefig_that_cannot_be_written_is_one_line_and_writes_nothing(tmp_path):
+    _run(tmp_path / "exp", "exp_s0")
+    (tmp_path / "afile").write_text("x")
+    proc = run_cli("plot", tmp_path / "exp", "--savefig", tmp_path / "afile" / "p.png",
+                   check=False)
+    assert "cannot create directory" in _one_line_error(proc, 1)
+    proc = run_cli("plot", tmp_path / "exp", "--savefig", tmp_path / "out" / "p.xyz",
+                   check=False)
+    assert ".xyz" in _one_line_error(proc, 1) and not (tmp_path / "out").exists()
+    (tmp_path / "taken.png").mkdir()  # a directory where the image should go
+    proc = run_cli("plot", tmp_path / "exp", "--savefig", tmp_path / "taken.png", check=False)
+    assert "cannot write" in _one_line_error(proc, 1)
+
+
+def test_make_plots_keeps_the_backend_and_returns_the_figures(tmp_path, monkeypatch, capsys):
+    import matplotlib
+    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+    from spinup.utils.plot import make_plots
+    _run(tmp_path / "exp", "exp_s0")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    before = matplotlib.get_backend()
+    plt.switch_backend("svg")  # a session's own choice, which make_plots must not undo
+    try:
+        figs = make_plots([str(tmp_path / "exp")], xaxis="TotalEnvInteracts",
+                          values=["Performance", "Epoch"])
+        assert matplotlib.get_backend() == "svg"
+    finally:
+        plt.close("all")
+        plt.switch_backend(before)
+    assert len(figs) == 2 and all(isinstance(f, Figure) for f in figs)
+    assert "No display available" in capsys.readouterr().err
+    figs[0].savefig(tmp_path / "again.png")  # the returned figures stay usable
+    assert (tmp_path / "again.png").stat().st_size > 1000
+
+
+def test_cli_without_display_or_savefig_says_so_in_one_line(tmp_path):
+    _run(tmp_path / "exp", "exp_s0")
+    proc = run_cli("plot", tmp_path / "exp", env={"DISPLAY": "", "WAYLAND_DISPLAY": "",
+                                                  "MPLBACKEND": ""})
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("No display available: use --savefig FILE")

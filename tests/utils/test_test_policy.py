@@ -85,3 +85,24 @@ def test_video_halfcheetah(tmp_path, monkeypatch):
         pytest.skip(f"no off-screen OpenGL (MUJOCO_GL=egl) here: {proc.stderr.strip()[-200:]}")
     assert proc.returncode == 0, proc.stderr
     _assert_mp4s(tmp_path / "v", 1)
+
+
+@needs_video
+def test_watch_policy_returns_an_inline_animation_without_a_display(cartpole_run, tmp_path,
+                                                                   monkeypatch):
+    from spinup.utils.test_policy import watch_policy
+    for var in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
+        monkeypatch.delenv(var, raising=False)
+    before = set(os.listdir(cartpole_run))
+    html = watch_policy(str(cartpole_run), max_ep_len=6)
+    assert html.ep_len == 6 and html.ep_ret == 6.0  # CartPole pays 1 per step
+    assert "<script" in html.data and html.data.count("data:image/png;base64") == 7
+    html = watch_policy(str(cartpole_run), max_ep_len=6, frame_step=2)
+    assert html.data.count("data:image/png;base64") == 4  # the reset, then steps 2, 4, 6
+    anim = watch_policy(str(cartpole_run), max_ep_len=3, as_html=False)
+    anim.save(str(tmp_path / "ep.html"), writer="html")  # the animation itself
+    assert (tmp_path / "ep.html").stat().st_size > 1000
+    assert set(os.listdir(cartpole_run)) == before  # nothing written
+    assert "SDL_VIDEODRIVER" not in os.environ  # the session's environment is left as it was
+    with pytest.raises(ValueError, match="frame_step"):
+        watch_policy(str(cartpole_run), frame_step=0)
