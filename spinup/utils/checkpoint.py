@@ -254,8 +254,10 @@ def env_state(env):
     ``NormalizeObservation``/``NormalizeReward`` wrappers) are saved field by
     field, under ``"stats"``, and restored even when the episode is not.
     Attributes of other kinds (a Box2D world, a deque, an object) cannot be
-    saved: the result is then marked ``exact=False``, their names are listed
-    under ``"skipped"``, and a resume starts a new episode instead.
+    saved: the result is then marked ``exact=False`` and their names are listed
+    under ``"skipped"``; if ``env`` is wrapped in an :class:`EpisodeRecorder`, the
+    episode's recording is added under ``"replay"`` so that a resume can rebuild
+    it, otherwise a resume starts a new episode.
 
     Returns:
         dict: tensors and plain values.
