@@ -470,7 +470,7 @@ def _replay(env, rec, obs):
     if np.array_equal(np.asarray(last), np.asarray(obs)):
         return None
     return (f"replaying its {len(actions)} recorded actions did not give back the saved "
-            "observation (the env is not deterministic)")
+            "observation: the env is not deterministic")
 
 
 def recorded(env):
