@@ -85,6 +85,22 @@ def test_box2d_resume_is_exact_by_replay(algo, env_id, kw, tmp_path, capsys, mon
     pd.testing.assert_frame_equal(table(full), table(cut), check_exact=True)
 
 
+def test_box2d_with_normalized_observations_resumes_exactly(tmp_path, capsys, monkeypatch):
+    """The replay starts from the running statistics the episode's reset saw, so the
+    normalized observations it gives back match too."""
+    pytest.importorskip("Box2D")
+    monkeypatch.setattr(ckpt, "_warned_inexact", False)
+    make = lambda: gym.wrappers.NormalizeObservation(gym.make("LunarLander-v3"))  # noqa: E731
+    full, cut = str(tmp_path / "full"), str(tmp_path / "cut")
+    ppo(make, epochs=3, logger_kwargs=dict(output_dir=full), **PPO_KW)
+    ppo(make, epochs=2, logger_kwargs=dict(output_dir=cut), **PPO_KW)
+    assert load_checkpoint(cut)["episode"]["env"]["replay"]["stats"]
+    capsys.readouterr()
+    ppo(make, epochs=3, logger_kwargs=dict(output_dir=cut, resume=True), **PPO_KW)
+    assert "cannot restore" not in capsys.readouterr().out
+    pd.testing.assert_frame_equal(table(full), table(cut), check_exact=True)
+
+
 class CoinFlipEnv(gym.Env):
     """A toy env whose state cannot be saved (an object) and whose steps draw from the
     global ``random`` module, which the checkpoint restores only after the replay: a

@@ -378,12 +378,17 @@ class EpisodeRecorder(gym.Wrapper):
     It changes nothing the agent sees: observations, rewards, ``spec``,
     ``unwrapped``, rendering and seeding pass straight through. A step costs one
     list append (and a copy of an array action, in case the caller reuses it).
-    An episode longer than :data:`MAX_REPLAY_STEPS` stops being recorded.
+    An episode longer than :data:`MAX_REPLAY_STEPS` stops being recorded. The
+    running statistics of wrappers below (``NormalizeObservation``) are kept as
+    they were before the reset too, since they shape the observations replayed.
     """
 
     def __init__(self, env):
         super().__init__(env)
-        self._reset_args = None      # (seed, options, generator states) of the last reset
+        self._below = _layers(env)   # the chain is fixed once built
+        self._stats = [(i, name) for i, layer in enumerate(self._below)
+                       for name, value in vars(layer).items() if _is_running_stats(value)]
+        self._reset_args = None      # (seed, options, generators, statistics) at the last reset
         self._actions = None         # actions since that reset; None when not recording
         self._why_not = "the env was not reset"
 
@@ -394,9 +399,11 @@ class EpisodeRecorder(gym.Wrapper):
 
     def reset(self, *, seed=None, options=None):
         gens = [None if vars(layer).get("_np_random") is None
-                else vars(layer)["_np_random"].bit_generator.state
-                for layer in _layers(self.env)]
-        self._reset_args = (seed, options, gens)
+                else vars(layer)["_np_random"].bit_generator.state for layer in self._below]
+        stats = [(i, name, {field: np.copy(v) if isinstance(v, np.ndarray) else v
+                            for field, v in vars(getattr(self._below[i], name)).items()})
+                 for i, name in self._stats]
+        self._reset_args = (seed, options, gens, stats)
         self._actions, self._why_not = [], None
         return self.env.reset(seed=seed, options=options)
 
@@ -418,7 +425,7 @@ class EpisodeRecorder(gym.Wrapper):
         state = {"actions": None, "why_not": self._why_not}
         if self._actions is None:
             return state
-        seed, options, gens = self._reset_args
+        seed, options, gens, stats = self._reset_args
         ok_seed, seed = _plain(seed)
         ok_opts, options = _plain(options)
         try:
@@ -432,7 +439,9 @@ class EpisodeRecorder(gym.Wrapper):
         else:
             state.update(actions=torch.from_numpy(actions), why_not=None, seed=seed,
                          options=options,
-                         np_random=[None if g is None else _ints_to_text(g) for g in gens])
+                         np_random=[None if g is None else _ints_to_text(g) for g in gens],
+                         stats=[[i, name, {f: _plain(v)[1] for f, v in fields.items()}]
+                                for i, name, fields in stats])
         return state
 
 
@@ -458,6 +467,9 @@ def _replay(env, rec, obs):
         if vars(layer).get("_np_random") is None:
             layer._np_random = np.random.Generator(getattr(np.random, gen["bit_generator"])())
         restore_generator(layer._np_random, gen)
+    for i, name, fields in rec.get("stats", []):
+        for field, value in fields.items():
+            setattr(getattr(below[i], name), field, _unplain(value))
     actions = rec["actions"].numpy()
     try:
         last, _ = env.reset(seed=_unplain(rec["seed"]), options=_unplain(rec["options"]))
