@@ -28,6 +28,7 @@ import random
 import re
 import warnings
 
+import gymnasium as gym
 import numpy as np
 
 from spinup.utils.serialization_utils import write_atomically
@@ -223,11 +224,22 @@ def _is_running_stats(value):
 
 
 def _layers(env):
-    """The wrapper chain from the outermost wrapper to the base environment."""
+    """The wrapper chain from the outermost wrapper to the base environment
+    (without :class:`EpisodeRecorder`, which holds no state of the env itself)."""
     layers = [env]
     while hasattr(layers[-1], "env") and layers[-1].env is not layers[-1]:
         layers.append(layers[-1].env)
-    return layers
+    return [layer for layer in layers if not isinstance(layer, EpisodeRecorder)]
+
+
+def _recorder(env):
+    """The :class:`EpisodeRecorder` in ``env``'s wrapper chain, or None."""
+    while env is not None:
+        if isinstance(env, EpisodeRecorder):
+            return env
+        inner = getattr(env, "env", None)
+        env = inner if inner is not env else None
+    return None
 
 
 def env_state(env):
@@ -242,8 +254,10 @@ def env_state(env):
     ``NormalizeObservation``/``NormalizeReward`` wrappers) are saved field by
     field, under ``"stats"``, and restored even when the episode is not.
     Attributes of other kinds (a Box2D world, a deque, an object) cannot be
-    saved: the result is then marked ``exact=False``, their names are listed
-    under ``"skipped"``, and a resume starts a new episode instead.
+    saved: the result is then marked ``exact=False`` and their names are listed
+    under ``"skipped"``; if ``env`` is wrapped in an :class:`EpisodeRecorder`, the
+    episode's recording is added under ``"replay"`` so that a resume can rebuild
+    it, otherwise a resume starts a new episode.
 
     Returns:
         dict: tensors and plain values.
@@ -267,6 +281,9 @@ def env_state(env):
     state = {"layers": layers, "exact": exact, "skipped": skipped,
              "mujoco": _mujoco_state(env.unwrapped),
              "action_space": generator_state(getattr(env.action_space, "_np_random", None))}
+    recorder = _recorder(env)
+    if not exact and recorder is not None:  # only needed when the attributes fall short
+        state["replay"] = recorder.replay_state()
     return state
 
 
@@ -282,19 +299,32 @@ def _mujoco_state(base):
     return torch.from_numpy(buf)
 
 
-def restore_env_state(env, saved, what="the environment"):
+def restore_env_state(env, saved, what="the environment", obs=None, new_episode=False):
     """Continue ``env``'s saved episode; False if only a new episode can be started.
 
     ``env`` must be built the same way as the saved one (same wrappers) and have
-    been reset once. When the saved description is incomplete (see
-    :func:`env_state`), nothing is changed, a warning is printed once per
-    process, and False is returned: the caller then resets ``env`` and starts a
-    new episode.
+    been reset once. When the saved attributes are incomplete (see
+    :func:`env_state`, e.g. a Box2D world) but ``env`` is wrapped in an
+    :class:`EpisodeRecorder` and ``obs`` (the saved current observation) is
+    given, the episode is rebuilt by replay (see :func:`_replay`); if the
+    replayed observation equals ``obs`` the resume is exact. Otherwise nothing
+    of the episode is restored, a warning naming what restarts is printed once
+    per process, and False is returned: the caller then resets ``env``.
+
+    Args:
+        new_episode (bool): the caller resets ``env`` before its next step (a test
+            env), so only what outlives an episode matters: generators and running
+            statistics are restored and no warning is printed for the rest.
     """
     global _warned_inexact
     layers = _layers(env)
     classes = [type(layer).__name__ for layer in layers]
     same_chain = classes == [layer["class"] for layer in saved["layers"]]
+    why_not = None  # why a replay was not possible or failed
+    replayed = False
+    if same_chain and not saved["exact"] and obs is not None and saved.get("replay"):
+        why_not = _replay(env, saved["replay"], obs)
+        replayed = why_not is None
     if same_chain:  # running statistics and generators carry over even when the episode
         for layer, entry in zip(layers, saved["layers"]):  # cannot (so do the next resets)
             for name, fields in entry.get("stats", {}).items():
@@ -305,8 +335,8 @@ def restore_env_state(env, saved, what="the environment"):
             if entry["np_random"] is not None and vars(layer).get("_np_random") is not None:
                 restore_generator(layer._np_random, entry["np_random"])
         restore_generator(getattr(env.action_space, "_np_random", None), saved["action_space"])
-    if not saved["exact"] or not same_chain:
-        if not _warned_inexact:
+    if (not saved["exact"] and not replayed) or not same_chain:
+        if not _warned_inexact and not (new_episode and same_chain):
             if not same_chain:
                 print(f"Warning: cannot restore {what} exactly (its wrapper chain differs "
                       "from the saved one); the resumed run starts a new episode and every "
@@ -315,7 +345,9 @@ def restore_env_state(env, saved, what="the environment"):
                 kept = [f"{entry['class']}.{name}" for entry in saved["layers"]
                         for name in entry.get("stats", {})]
                 print(f"Warning: cannot restore {what} exactly (cannot save "
-                      f"{', '.join(saved['skipped'])}); the resumed run starts a new episode, "
+                      f"{', '.join(saved['skipped'])}"
+                      + (f"; {why_not}" if why_not else "")
+                      + "); the resumed run starts a new episode, "
                       "and those attributes take the values a new episode gives them"
                       + (f" (restored: {', '.join(kept)})" if kept else "") + ".", flush=True)
             _warned_inexact = True
@@ -332,6 +364,132 @@ def restore_env_state(env, saved, what="the environment"):
     return True
 
 
+#: Episodes longer than this are not recorded for replay (their resume starts anew).
+MAX_REPLAY_STEPS = 100_000
+
+
+class EpisodeRecorder(gym.Wrapper):
+    """Records the training env's current episode so that a resume can rebuild it.
+
+    Some envs hold state no checkpoint can store (a Box2D world). Their episode is
+    fully determined by the env's random generators just before ``reset``, the
+    ``seed``/``options`` given to it, and the actions passed to ``step`` since:
+    this wrapper keeps exactly those, and :func:`restore_env_state` replays them.
+    It changes nothing the agent sees: observations, rewards, ``spec``,
+    ``unwrapped``, rendering and seeding pass straight through. A step costs one
+    list append (and a copy of an array action, in case the caller reuses it).
+    An episode longer than :data:`MAX_REPLAY_STEPS` stops being recorded. The
+    running statistics of wrappers below (``NormalizeObservation``) are kept as
+    they were before the reset too, since they shape the observations replayed.
+    """
+
+    def __init__(self, env):
+        super().__init__(env)
+        self._below = _layers(env)   # the chain is fixed once built
+        self._stats = [(i, name) for i, layer in enumerate(self._below)
+                       for name, value in vars(layer).items() if _is_running_stats(value)]
+        self._reset_args = None      # (seed, options, generators, statistics) at the last reset
+        self._actions = None         # actions since that reset; None when not recording
+        self._why_not = "the env was not reset"
+
+    @property
+    def spec(self):
+        """The wrapped env's spec, unchanged (this wrapper is not part of the recipe)."""
+        return self.env.spec
+
+    def reset(self, *, seed=None, options=None):
+        gens = [None if vars(layer).get("_np_random") is None
+                else vars(layer)["_np_random"].bit_generator.state for layer in self._below]
+        stats = [(i, name, {field: np.copy(v) if isinstance(v, np.ndarray) else v
+                            for field, v in vars(getattr(self._below[i], name)).items()})
+                 for i, name in self._stats]
+        self._reset_args = (seed, options, gens, stats)
+        self._actions, self._why_not = [], None
+        return self.env.reset(seed=seed, options=options)
+
+    def step(self, action):
+        actions = self._actions
+        if actions is not None:
+            if len(actions) < MAX_REPLAY_STEPS:
+                actions.append(action.copy() if type(action) is np.ndarray else action)
+            else:
+                self._actions = None
+                self._why_not = (f"the episode in progress is longer than {MAX_REPLAY_STEPS} "
+                                 "steps, too long to record for a replay")
+        return self.env.step(action)
+
+    def replay_state(self):
+        """What :func:`_replay` needs, as tensors and plain values (``actions`` is
+        None, with the reason under ``why_not``, when the episode cannot be replayed)."""
+        import torch
+        state = {"actions": None, "why_not": self._why_not}
+        if self._actions is None:
+            return state
+        seed, options, gens, stats = self._reset_args
+        ok_seed, seed = _plain(seed)
+        ok_opts, options = _plain(options)
+        try:
+            actions = np.asarray(self._actions)
+        except (ValueError, TypeError):
+            actions = np.asarray([], dtype=object)
+        if not (ok_seed and ok_opts):
+            state["why_not"] = "the seed or options of its reset cannot be saved"
+        elif actions.dtype.kind not in "biuf":
+            state["why_not"] = "its actions are not numeric arrays"
+        else:
+            state.update(actions=torch.from_numpy(actions), why_not=None, seed=seed,
+                         options=options,
+                         np_random=[None if g is None else _ints_to_text(g) for g in gens],
+                         stats=[[i, name, {f: _plain(v)[1] for f, v in fields.items()}]
+                                for i, name, fields in stats])
+        return state
+
+
+def _replay(env, rec, obs):
+    """Rebuild ``env``'s recorded episode; None when it matches ``obs``, else why not.
+
+    Puts the generators back to where they were before the episode's reset,
+    resets the same way, steps through the recorded actions and compares the
+    last observation with ``obs`` (``np.array_equal``).
+    """
+    recorder = _recorder(env)
+    if rec.get("actions") is None or recorder is None:
+        return rec.get("why_not") or "its episode was not recorded"
+    below = _layers(recorder.env)
+    if len(below) != len(rec["np_random"]):
+        return "its recorded episode is from another wrapper chain"
+    for layer, gen in zip(below, rec["np_random"]):
+        if "_np_random" not in vars(layer) and gen is None:
+            continue
+        if gen is None:
+            layer._np_random = None
+            continue
+        if vars(layer).get("_np_random") is None:
+            layer._np_random = np.random.Generator(getattr(np.random, gen["bit_generator"])())
+        restore_generator(layer._np_random, gen)
+    for i, name, fields in rec.get("stats", []):
+        for field, value in fields.items():
+            setattr(getattr(below[i], name), field, _unplain(value))
+    actions = rec["actions"].numpy()
+    try:
+        last, _ = env.reset(seed=_unplain(rec["seed"]), options=_unplain(rec["options"]))
+        for i, action in enumerate(actions):
+            last, _, terminated, truncated, _ = env.step(action)
+            if (terminated or truncated) and i < len(actions) - 1:
+                break
+    except Exception as e:  # the env refuses its own replay: not deterministic enough
+        return f"replaying its episode failed ({type(e).__name__})"
+    if np.array_equal(np.asarray(last), np.asarray(obs)):
+        return None
+    return (f"replaying its {len(actions)} recorded actions did not give back the saved "
+            "observation: the env is not deterministic")
+
+
+def recorded(env):
+    """``env`` wrapped in an :class:`EpisodeRecorder` (a non-gymnasium env is returned as is)."""
+    return EpisodeRecorder(env) if isinstance(env, gym.Env) else env
+
+
 def episode_state(env, obs, ep_ret, ep_len):
     """:func:`env_state` plus the episode in progress (its last observation and totals)."""
     import torch
@@ -342,11 +500,13 @@ def episode_state(env, obs, ep_ret, ep_len):
 def restore_episode(env, saved, what="the environment"):
     """Undo :func:`episode_state`: returns ``(obs, ep_ret, ep_len)`` to continue with.
 
-    When the env cannot be restored exactly, ``env`` is reset and a new
-    episode starts (``ep_ret = ep_len = 0``).
+    When the env cannot be restored exactly (not even by replay, see
+    :func:`restore_env_state`), ``env`` is reset and a new episode starts
+    (``ep_ret = ep_len = 0``).
     """
-    if restore_env_state(env, saved["env"], what):
-        return saved["obs"].numpy().copy(), saved["ep_ret"], saved["ep_len"]
+    obs = saved["obs"].numpy().copy()
+    if restore_env_state(env, saved["env"], what, obs=obs):
+        return obs, saved["ep_ret"], saved["ep_len"]
     obs, _ = env.reset()
     return obs, 0.0, 0
 

@@ -63,7 +63,7 @@ from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, boole
                                      check_finite_obs, check_finite_path, check_spaces, env_label,
                                      nonneg, optional, positive, positive_int, steps_over_procs,
                                      unit_interval)
-from spinup.utils.checkpoint import (episode_state, load_checkpoint, restore_episode,
+from spinup.utils.checkpoint import (episode_state, load_checkpoint, recorded, restore_episode,
                                      restore_rng_state, rng_state, save_checkpoint)
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
@@ -266,6 +266,8 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     local_steps = steps_per_epoch // n_workers
     env = env_fn()
     check_spaces("a2c", env, **SPACES)
+    # A Box2D world cannot be saved: record the episode so a resume can replay it.
+    env = recorded(env)
 
     # One thread: on a busy 2-core machine two threads made A2C 7x slower (measured).
     with torch_threads(1):

@@ -293,7 +293,8 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             for key, value in state["optimizer"]["state"][i].items():
                 optimizer.state[p][key].copy_(value)
         T.value = state["T"]
-        restore_env_state(test_env, state["test_env"], "the test environment")
+        restore_env_state(test_env, state["test_env"], "the test environment",
+                          new_episode=True)  # it is reset before each test episode
         restore_rng_state(state["rng"])
         start_time = time.time() - state["elapsed"]
         logger.keep_rows(state["epoch"])

@@ -60,7 +60,7 @@ from spinup.utils.arg_checks import (BASIC_RULES, BOUNDED_BOX, FLAT_BOX, check_a
                                      env_label, nonneg, nonneg_int, positive, positive_int,
                                      single_process, unit_interval)
 from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint, load_module_states,
-                                     module_states, replay_state, restore_env_state,
+                                     module_states, recorded, replay_state, restore_env_state,
                                      restore_episode, restore_replay, restore_rng_state, rng_state,
                                      save_checkpoint)
 from spinup.utils.logx import EpochLogger
@@ -222,6 +222,8 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     check_args("ddpg", ddpg, config)
     env = env_fn()
     check_spaces("ddpg", env, **SPACES)
+    # A Box2D world cannot be saved: record the episode so a resume can replay it.
+    env = recorded(env)
     test_env = env_fn()
 
     logger = EpochLogger(**logger_kwargs)
@@ -273,7 +275,8 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         load_module_states(state, **nets_and_optimizers)
         restore_replay(replay_buffer, state["replay"])
         obs, ep_ret, ep_len = restore_episode(env, state["episode"])
-        restore_env_state(test_env, state["test_env"], "the test environment")
+        restore_env_state(test_env, state["test_env"], "the test environment",
+                          new_episode=True)  # it is reset before each test episode
         restore_rng_state(state["rng"])
         start_time = time.time() - state["elapsed"]
         logger.keep_rows(state["epoch"])

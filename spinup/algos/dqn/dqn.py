@@ -70,10 +70,9 @@ from spinup.utils.arg_checks import (BASIC_RULES, DISCRETE, FLAT_BOX, boolean, c
                                      check_finite_reward, check_finite_rows, check_spaces,
                                      env_label, in_range, nonneg_int, optional, positive,
                                      positive_int, single_process, unit_interval)
-from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint,
-                                     restore_env_state, restore_episode, restore_replay,
-                                     restore_rng_state, replay_state, rng_state,
-                                     save_checkpoint)
+from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint, recorded,
+                                     replay_state, restore_env_state, restore_episode,
+                                     restore_replay, restore_rng_state, rng_state, save_checkpoint)
 from spinup.utils.logx import EpochLogger
 from spinup.utils.torch_tools import polyak_update, torch_threads
 
@@ -342,6 +341,8 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
     check_args("dqn", dqn, config)
     env = env_fn()
     check_spaces("dqn", env, **SPACES)
+    # A Box2D world cannot be saved: record the episode so a resume can replay it.
+    env = recorded(env)
     test_env = env_fn()
 
     logger = EpochLogger(**logger_kwargs)
@@ -394,7 +395,8 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
             # A new episode starts here (the env could not be restored exactly): mark the
             # last stored transition as an episode end, so no n-step return spans both.
             replay.end_buf[(replay.ptr - 1) % replay.max_size] = True
-        restore_env_state(test_env, state["test_env"], "the test environment")
+        restore_env_state(test_env, state["test_env"], "the test environment",
+                          new_episode=True)  # it is reset before each test episode
         restore_rng_state(state["rng"])
         start_time = time.time() - state["elapsed"]
         logger.keep_rows(state["epoch"])

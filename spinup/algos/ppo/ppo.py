@@ -64,7 +64,7 @@ from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, check
                                      check_finite_obs, check_finite_path, check_spaces, env_label,
                                      in_range, positive, positive_int, steps_over_procs,
                                      unit_interval)
-from spinup.utils.checkpoint import (episode_state, load_checkpoint, restore_episode,
+from spinup.utils.checkpoint import (episode_state, load_checkpoint, recorded, restore_episode,
                                      restore_rng_state, rng_state, save_checkpoint)
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
@@ -249,6 +249,8 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     check_args("ppo", ppo, config)
     env = env_fn()
     check_spaces("ppo", env, **SPACES)
+    # A Box2D world cannot be saved: record the episode so a resume can replay it.
+    env = recorded(env)
     is_box = isinstance(env.action_space, gym.spaces.Box)
 
     # Under MPI each process gets a share of the CPU threads; torch_threads puts the

@@ -71,7 +71,7 @@ from spinup.utils.arg_checks import (BASIC_RULES, BOUNDED_BOX, FLAT_BOX, Rule, c
                                      env_label, in_range, is_number, nonneg_int, optional, positive,
                                      positive_int, single_process, unit_interval)
 from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint, load_module_states,
-                                     module_states, replay_state, restore_env_state,
+                                     module_states, recorded, replay_state, restore_env_state,
                                      restore_episode, restore_replay, restore_rng_state, rng_state,
                                      save_checkpoint)
 from spinup.utils.logx import EpochLogger
@@ -256,6 +256,8 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     learn_alpha = alpha == "auto" or target_entropy is not None
     env = env_fn()
     check_spaces("sac", env, **SPACES)
+    # A Box2D world cannot be saved: record the episode so a resume can replay it.
+    env = recorded(env)
     test_env = env_fn()
     observation_space, action_space = env.observation_space, env.action_space
     (act_dim,) = action_space.shape
@@ -319,7 +321,8 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         alpha = state["alpha"]
         restore_replay(replay_buffer, state["replay"])
         o, ep_ret, ep_len = restore_episode(env, state["episode"])
-        restore_env_state(test_env, state["test_env"], "the test environment")
+        restore_env_state(test_env, state["test_env"], "the test environment",
+                          new_episode=True)  # it is reset before each test episode
         restore_rng_state(state["rng"])
         start_time = time.time() - state["elapsed"]
         logger.keep_rows(state["epoch"])
