@@ -154,7 +154,7 @@ def test_ppo_logs_kl_clipfrac_and_deltas_after_the_update(tmp_path, monkeypatch)
     assert row["ClipFrac"] == pytest.approx(clip_frac, abs=1e-6)
     assert row["LossPi"] + row["DeltaLossPi"] == pytest.approx(loss_pi, rel=1e-5, abs=1e-6)
     assert row["LossV"] + row["DeltaLossV"] == pytest.approx(loss_v, rel=1e-5)
-    assert row["StopIter"] == 0
+    assert row["StopIter"] == 1  # no early stop: all train_pi_iters (= 1) steps taken
 
 
 def test_ppo_early_stopping_logs_the_kl_that_stopped_it(tmp_path):
