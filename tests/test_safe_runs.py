@@ -215,6 +215,12 @@ def _maps(pid):
         return ""
 
 
+def _sigint_as_in_a_terminal():
+    # A background job of a non-interactive shell (a CI script, `cmd &`) starts with SIGINT
+    # ignored, and exec keeps that; a terminal's foreground job has the default action.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux /proc")
 @pytest.mark.parametrize("when", ["parent", "child"])
 def test_ctrl_c_while_starting_is_one_line_and_exit_130(tmp_path, when):
@@ -226,7 +232,8 @@ def test_ctrl_c_while_starting_is_one_line_and_exit_130(tmp_path, when):
                              "--epochs", "1000", "--exp_name", "c", "--data_dir",
                              str(tmp_path)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=ROOT, env=env, start_new_session=True)
+                            cwd=ROOT, env=env, start_new_session=True,
+                            preexec_fn=_sigint_as_in_a_terminal)
     if when == "child":   # as soon as the experiment's process exists
         while proc.poll() is None and not _children(proc.pid):
             time.sleep(0.01)

@@ -124,7 +124,9 @@ def test_ctrl_c_stops_all_workers(tmp_path):
     script.write_text(LONG_RUN % str(tmp_path / "out"))
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, cwd=ROOT,
-                            start_new_session=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
+                            start_new_session=True, env=dict(os.environ, PYTHONUNBUFFERED="1"),
+                            # a background job of a script starts with SIGINT ignored
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     lines = []
     for line in proc.stdout:  # wait until the first epoch is logged
         lines.append(line)
