@@ -321,9 +321,36 @@ def watch_policy(fpath, itr="last", deterministic=True, max_ep_len=None, seed=0,
         except ImportError:
             raise ImportError("watch_policy(as_html=True) needs IPython, which every Jupyter "
                               "kernel has; outside one, use as_html=False") from None
-        result = HTML(anim.to_jshtml(fps=fps, default_mode="once"))
+        result = HTML(offline_player(anim.to_jshtml(fps=fps, default_mode="once")))
     result.ep_ret, result.ep_len = ep_ret, ep_len
     return result
+
+
+# Matplotlib's HTML player draws its buttons with Font Awesome icons fetched from a CDN;
+# offline (and in the docs, which load nothing from the network) they would be blank.
+_PLAYER_ICONS = {"fa-minus": "\u2212", "fa-fast-backward": "\u23ee", "fa-step-backward": "\u23f4",
+                 "fa-play fa-flip-horizontal": "\u25c0", "fa-pause": "\u23f8",
+                 "fa-play": "\u25b6", "fa-step-forward": "\u23f5",
+                 "fa-fast-forward": "\u23ed", "fa-plus": "+"}
+
+
+def offline_player(html):
+    """Make ``Animation.to_jshtml`` output load nothing from the network.
+
+    Drops the ``<link>`` to the Font Awesome stylesheet on a CDN and writes each button's
+    icon as a plain unicode character instead.
+
+    Args:
+        html (str): what ``matplotlib.animation.Animation.to_jshtml`` returned.
+
+    Returns:
+        str: the same player with no remote resource.
+    """
+    import re
+    html = re.sub(r'<link[^>]*font-awesome[^>]*>', "", html)
+    for icon, char in _PLAYER_ICONS.items():
+        html = html.replace(f'<i class="fa {icon}"></i>', char)
+    return html
 
 
 def _parser():

@@ -97,6 +97,8 @@ def test_watch_policy_returns_an_inline_animation_without_a_display(cartpole_run
     html = watch_policy(str(cartpole_run), max_ep_len=6)
     assert html.ep_len == 6 and html.ep_ret == 6.0  # CartPole pays 1 per step
     assert "<script" in html.data and html.data.count("data:image/png;base64") == 7
+    # nothing from the network: no CDN stylesheet, the buttons' icons are plain characters
+    assert "http" not in html.data and 'class="fa ' not in html.data and "\u25b6" in html.data
     html = watch_policy(str(cartpole_run), max_ep_len=6, frame_step=2)
     assert html.data.count("data:image/png;base64") == 4  # the reset, then steps 2, 4, 6
     anim = watch_policy(str(cartpole_run), max_ep_len=3, as_html=False)
