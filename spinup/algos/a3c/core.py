@@ -13,9 +13,9 @@ import math
 import numpy as np
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 from gymnasium import spaces
 from torch.distributions import Categorical, Normal
+from spinup.utils.torch_tools import MLP  # nn.Sequential with a leaner forward
 
 
 def combined_shape(length, shape=None):
@@ -35,28 +35,6 @@ def combined_shape(length, shape=None):
     else:
         item = tuple(shape)
     return (length,) + item
-
-
-class MLP(nn.Sequential):
-    """An ``nn.Sequential`` that runs its layers with less Python overhead.
-
-    Same layers, parameter names and results as ``nn.Sequential``. Its ``forward``
-    skips the hook bookkeeping that ``nn.Module.__call__`` does around every layer
-    and, for ``nn.Linear``, reads the weight and bias straight from the layer's
-    parameter dict instead of through ``nn.Module.__getattr__``. Each saves about a
-    microsecond per layer, which adds up when acting runs the network once per env
-    step. Hooks registered on the inner layers therefore do not fire; hooks on the
-    ``MLP`` itself still do.
-    """
-
-    def forward(self, x):
-        for layer in self:
-            if type(layer) is nn.Linear:
-                params = layer._parameters
-                x = F.linear(x, params["weight"], params["bias"])
-            else:
-                x = layer.forward(x)
-        return x
 
 
 def mlp(sizes, activation, output_activation=nn.Identity):
