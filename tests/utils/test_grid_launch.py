@@ -106,9 +106,12 @@ def test_a_failing_variant_does_not_stop_the_others(tmp_path, capsys):
 
 
 def test_ctrl_c_stops_every_variant_then_resume_finishes_the_grid(serial_grid, tmp_path):
-    """Ctrl-C after epoch 1 of a 6-epoch --jobs 2 grid; --resume completes it with
-    each epoch logged once; a second --resume has nothing left to do."""
-    args = [sys.executable, "-m", "spinup.run", *grid_args(tmp_path, 6, seeds=SEEDS[:3]),
+    """Ctrl-C after epoch 1 of a 40-epoch --jobs 2 grid; --resume completes it with
+    each epoch logged once; a second --resume has nothing left to do. (40 epochs: an
+    idle machine runs these tiny epochs in about 60 ms each, and with 6 the variants
+    could finish before the signal reached them.)"""
+    EPOCHS = 40
+    args = [sys.executable, "-m", "spinup.run", *grid_args(tmp_path, EPOCHS, seeds=SEEDS[:3]),
             "--jobs", "2"]
     env = dict(os.environ, PYTHONUNBUFFERED="1")
 
@@ -120,7 +123,7 @@ def test_ctrl_c_stops_every_variant_then_resume_finishes_the_grid(serial_grid, t
     seen = []
     for line in proc.stdout:
         seen.append(line)
-        if "epoch 1/6" in line:   # like Ctrl-C in a terminal: SIGINT to the process group
+        if re.search(rf"epoch +1/{EPOCHS}", line):   # Ctrl-C in a terminal: SIGINT to the group
             os.killpg(proc.pid, signal.SIGINT)
             break
     seen.append(proc.stdout.read())
@@ -133,19 +136,21 @@ def test_ctrl_c_stops_every_variant_then_resume_finishes_the_grid(serial_grid, t
     assert any(os.path.exists(os.path.join(run_dir(tmp_path, s), "pyt_save", "checkpoint.pt"))
                for s in SEEDS[:2])
 
-    out = run_cli(*grid_args(tmp_path, 6, seeds=SEEDS[:3]), "--jobs", "2", "--resume").stdout
-    assert "resumed after epoch" in out and "3 finished" in out
+    before = {s: sorted(os.listdir(os.path.join(run_dir(tmp_path, s), "pyt_save")))
+              for s in SEEDS[:2] if os.path.isdir(os.path.join(run_dir(tmp_path, s), "pyt_save"))}
+    out = run_cli(*grid_args(tmp_path, EPOCHS, seeds=SEEDS[:3]), "--jobs", "2", "--resume").stdout
+    assert "resumed after epoch" in out and "3 finished" in out, (before, text[-3000:], out)
     for seed in SEEDS[:3]:
         epochs = read_progress(run_dir(tmp_path, seed))["Epoch"]
-        assert list(epochs) == list(range(6))
+        assert list(epochs) == list(range(EPOCHS))
         # The first two epochs are those of the uninterrupted serial grid.
         pd.testing.assert_frame_equal(table(tmp_path, seed).iloc[:2], table(serial_grid, seed),
                                       check_exact=True)
 
-    again = run_cli(*grid_args(tmp_path, 6, seeds=SEEDS[:3]), "--resume").stdout
+    again = run_cli(*grid_args(tmp_path, EPOCHS, seeds=SEEDS[:3]), "--resume").stdout
     assert "Running 0 of 3 variants" in again and "3 skipped" in again
     for seed in SEEDS[:3]:
-        assert list(read_progress(run_dir(tmp_path, seed))["Epoch"]) == list(range(6))
+        assert list(read_progress(run_dir(tmp_path, seed))["Epoch"]) == list(range(EPOCHS))
 
 
 def test_launcher_ray_on_a_local_instance_gives_the_serial_tables(serial_grid, tmp_path):
