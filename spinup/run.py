@@ -526,6 +526,14 @@ def main(argv=None):
         if not getattr(e, "reported", False):   # else _wait has said what was interrupted
             print("Interrupted (Ctrl-C).", file=sys.stderr)
         return 130
+    except ImportError as e:
+        # numpy turns a Ctrl-C that lands while its C extensions load into an ImportError
+        # ("Importing the numpy C-extensions failed"); the KeyboardInterrupt is its cause.
+        from spinup.utils.run_entrypoint import caused_by_ctrl_c
+        if not caused_by_ctrl_c(e):
+            raise
+        print("Interrupted (Ctrl-C).", file=sys.stderr)
+        return 130
 
 
 def _main(argv):

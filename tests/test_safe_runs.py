@@ -215,6 +215,19 @@ def _maps(pid):
         return ""
 
 
+def test_ctrl_c_inside_an_import_that_wraps_it_is_still_ctrl_c():
+    # numpy re-raises a KeyboardInterrupt during its C-extension import as ImportError.
+    from spinup.utils.run_entrypoint import caused_by_ctrl_c
+    try:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as interrupt:
+            raise ImportError("Importing the numpy C-extensions failed") from interrupt
+    except ImportError as wrapped:
+        assert caused_by_ctrl_c(wrapped)
+    assert not caused_by_ctrl_c(ImportError("No module named 'mymod'"))
+
+
 def _sigint_as_in_a_terminal():
     # A background job of a non-interactive shell (a CI script, `cmd &`) starts with SIGINT
     # ignored, and exec keeps that; a terminal's foreground job has the default action.

@@ -53,6 +53,21 @@ def _exit(code):
     sys.exit(code)
 
 
+def caused_by_ctrl_c(exc):
+    """Whether a ``KeyboardInterrupt`` is in the chain of causes and contexts of ``exc``.
+
+    numpy turns a Ctrl-C that arrives while its C extensions load into an ``ImportError``
+    ("Importing the numpy C-extensions failed"), with the interrupt as its cause.
+    """
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 def main(encoded_thunk):
     """Decode the call and run it, turning user errors into one line and an exit code.
 
@@ -72,6 +87,10 @@ def main(encoded_thunk):
     except KeyboardInterrupt:
         if "spinup.utils.mpi_tools" in sys.modules:   # else: interrupted while importing
             _exit(130)
+        sys.exit(130)
+    except ImportError as e:
+        if not caused_by_ctrl_c(e):   # a real missing module: keep its traceback
+            raise
         sys.exit(130)
 
 
