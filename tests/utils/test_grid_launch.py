@@ -106,11 +106,11 @@ def test_a_failing_variant_does_not_stop_the_others(tmp_path, capsys):
 
 
 def test_ctrl_c_stops_every_variant_then_resume_finishes_the_grid(serial_grid, tmp_path):
-    """Ctrl-C after epoch 1 of a 40-epoch --jobs 2 grid; --resume completes it with
-    each epoch logged once; a second --resume has nothing left to do. (40 epochs: an
-    idle machine runs these tiny epochs in about 60 ms each, and with 6 the variants
-    could finish before the signal reached them.)"""
-    EPOCHS = 40
+    """Ctrl-C after epoch 1 of a 200-epoch --jobs 2 grid; --resume completes it with
+    each epoch logged once; a second --resume has nothing left to do. (200 epochs: these
+    tiny epochs take about 60 ms each, and the launcher reports an epoch only when it next
+    polls, so with 6 or 40 epochs the variants could finish before the signal reached them.)"""
+    EPOCHS = 200
     args = [sys.executable, "-m", "spinup.run", *grid_args(tmp_path, EPOCHS, seeds=SEEDS[:3]),
             "--jobs", "2"]
     env = dict(os.environ, PYTHONUNBUFFERED="1")
