@@ -42,7 +42,7 @@ RUNS = {
     "sac": ("Pendulum-v1", dict(steps_per_epoch=300, epochs=2, start_steps=100,
                                 update_after=100, update_every=50, max_ep_len=150,
                                 num_test_episodes=2)),
-    "dqn": ("CartPole-v1", dict(steps_per_epoch=500, epochs=2)),
+    "dqn": ("CartPole-v1", dict(steps_per_epoch=500, epochs=2, update_after=500, update_every=50)),
 }
 
 CHILD = r"""

@@ -244,7 +244,7 @@ class MLPActorCritic(nn.Module):
                              f"not {action_space}")
         self.v = MLPCritic(n_obs, hidden_sizes, activation)
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def step(self, obs):
         """Act during training: numpy ``(a, v, logp_a)``, a sampled action, the
         critic's ``V(obs)`` and the action's log-probability.
@@ -256,7 +256,7 @@ class MLPActorCritic(nn.Module):
         a, logp_a = self.pi.sample(obs)
         return a.numpy(), self.v(obs).numpy(), logp_a.numpy()
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def act(self, obs, deterministic=False):
         """Only the action (numpy): a sample, or the mode when ``deterministic``."""
         if not deterministic:

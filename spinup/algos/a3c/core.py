@@ -246,7 +246,7 @@ class MLPActorCritic(nn.Module):
         self.pi = _make_policy(obs_dim, action_space, hidden_sizes, activation)
         self.v = MLPCritic(obs_dim, hidden_sizes, activation)
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def step(self, obs):
         """Sample ``a ~ pi(.|obs)``; return numpy ``(a, v(obs), logp(a))``.
 
@@ -257,7 +257,7 @@ class MLPActorCritic(nn.Module):
         a, logp_a = self.pi.sample(obs)
         return a.numpy(), self.v(obs).numpy(), logp_a.numpy()
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def act(self, obs, deterministic=False):
         """Action for ``obs`` as numpy: a sample, or the mode when ``deterministic``."""
         if deterministic:

@@ -133,7 +133,7 @@ class MLPActorCritic(nn.Module):
         self.pi = MLPActor(*layout)
         self.q = MLPQFunction(*layout)
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def act(self, obs, deterministic=False):
         """The policy's action for ``obs``, in the environment's units.
 

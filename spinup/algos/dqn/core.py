@@ -107,7 +107,7 @@ class MLPQFunction(nn.Module):
         mean_advantage = advantages.mean(dim=-1, keepdim=True)
         return self.v_head(features) + advantages - mean_advantage
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def act(self, obs, deterministic=False):
         """Greedy action ``argmax_a Q(obs, a)``.
 

@@ -261,7 +261,7 @@ class MLPActorCritic(nn.Module):
                              "supported (use a Box or a Discrete space)")
         self.v = MLPCritic(obs_dim, **body)
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def step(self, obs):
         """Sample an action and evaluate it, without building a graph.
 
@@ -276,7 +276,7 @@ class MLPActorCritic(nn.Module):
         a, logp_a = self.pi.sample(obs)
         return a.numpy(), self.v(obs).numpy(), logp_a.numpy()
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def act(self, obs, deterministic=False):
         """Action for ``obs`` as a numpy array: a sample from the policy, or its
         mode (argmax / mean) when ``deterministic``."""

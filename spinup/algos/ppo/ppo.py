@@ -305,20 +305,28 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
         # ---- Losses ----
         def compute_loss_pi(data):
-            """Negated clipped objective L^CLIP of [PPO line 9] (Schulman et al.
-            2017, Eq. 7) on the batch, plus diagnostics: ``kl``, the mean log-ratio
-            old/new (an estimate of KL(old || new), [PPO line 7]); ``ent``, the mean entropy; and
-            ``cf``, the fraction of samples whose ratio lies outside the clip range."""
+            """Negated clipped objective L^CLIP of [PPO line 9] (Schulman et al. 2017,
+            Eq. 7) on the batch, and ``kl``, the mean log-ratio old/new: the estimate
+            of KL(old || new) that [PPO line 7] checks. Also returns the distribution
+            ``pi`` and the ratios, for :func:`diagnostics`."""
             pi, logp = ac.pi(data["obs"], data["act"])
             adv = data["adv"]
             ratio = torch.exp(logp - data["logp"])  # r_t(theta)
             clipped = torch.clamp(ratio, 1 - clip_ratio, 1 + clip_ratio)
             objective = torch.min(ratio * adv, clipped * adv).mean()
+            kl = (data["logp"] - logp).mean()
+            return -objective, kl, pi, ratio
+
+        @torch.no_grad()
+        def diagnostics(data):
+            """What the log reports of the policy on the batch: the loss, ``kl``, the
+            mean entropy ``ent`` and ``cf``, the fraction of samples whose ratio lies
+            outside the clip range. Computed before and after the update only, so
+            the steps in between pay for nothing but the loss and the KL."""
+            loss_pi, kl, pi, ratio = compute_loss_pi(data)
             outside = (ratio < 1 - clip_ratio) | (ratio > 1 + clip_ratio)
-            diagnostics = dict(kl=(data["logp"] - logp).mean().item(),
-                               ent=pi.entropy().mean().item(),
-                               cf=outside.float().mean().item())
-            return -objective, diagnostics
+            return dict(loss=loss_pi.item(), kl=kl.item(), ent=pi.entropy().mean().item(),
+                        cf=outside.float().mean().item())
 
         def compute_loss_v(data):
             """Mean squared error of V_phi against the rewards-to-go ([PPO line 11])."""
@@ -335,14 +343,14 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
         def update():
             data = buf.get()
+            before = diagnostics(data)
             with torch.no_grad():
-                loss_pi_before, before = compute_loss_pi(data)
                 loss_v_before = compute_loss_v(data).item()
             # [PPO lines 6-9] Adam steps on the whole batch; before each one, the KL
             # estimate (averaged over MPI processes) decides whether to go on.
             for stop_iter in range(train_pi_iters):
-                loss_pi, now = compute_loss_pi(data)
-                if mpi_avg(now["kl"]) > 1.5 * target_kl:
+                loss_pi, kl, _, _ = compute_loss_pi(data)
+                if mpi_avg(kl.item()) > 1.5 * target_kl:
                     logger.detail(f"Early stopping at step {stop_iter}: KL above 1.5 * target_kl.")
                     break
                 gradient_step(pi_optimizer, loss_pi, ac.pi)
@@ -354,12 +362,12 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 gradient_step(vf_optimizer, compute_loss_v(data), ac.v)
             # KL, ClipFrac and the loss changes describe the finished update: one more
             # evaluation of both losses on the same batch, after the last step.
+            after = diagnostics(data)
             with torch.no_grad():
-                loss_pi_after, after = compute_loss_pi(data)
                 loss_v_after = compute_loss_v(data).item()
-            logger.store(LossPi=loss_pi_before.item(), LossV=loss_v_before,
+            logger.store(LossPi=before["loss"], LossV=loss_v_before,
                          KL=after["kl"], Entropy=before["ent"], ClipFrac=after["cf"],
-                         DeltaLossPi=loss_pi_after.item() - loss_pi_before.item(),
+                         DeltaLossPi=after["loss"] - before["loss"],
                          DeltaLossV=loss_v_after - loss_v_before)
 
         # ---- Main loop ----

@@ -195,7 +195,7 @@ class MLPActorCritic(nn.Module):
         self.q1 = MLPQFunction(*layout)
         self.q2 = MLPQFunction(*layout)
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def act(self, obs, deterministic=False):
         """Environment action for ``obs`` as a numpy array (what ``test_policy`` runs).
 

@@ -134,7 +134,7 @@ class MLPActorCritic(nn.Module):
         self.pi = MLPActor(*layout)
         self.q1, self.q2 = MLPQFunction(*layout), MLPQFunction(*layout)
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def act(self, obs, deterministic=False):
         """The policy's action for ``obs``, in the environment's units.
 
