@@ -13,7 +13,9 @@ For every algorithm this prints three numbers, all in microseconds per env step:
   ``progress.txt``; the first epoch (which builds the optimizers) is left out.
 
 The on-policy methods and DQN run on CartPole-v1, DDPG/TD3/SAC on Pendulum-v1, with
-their default networks and one torch thread. ``acting`` is the median of
+their default networks and one torch thread. ``ppo8`` is PPO with ``num_envs=8``:
+its acting call takes 8 observations at once, and its numbers are per env step
+(the call's time divided by 8). ``acting`` is the median of
 ``--repeats`` timings of ``--steps`` calls. Usage::
 
     python benchmarks/acting_speed.py [--algos ppo vpg ...] [--steps 5000] [--repeats 5]
@@ -41,8 +43,10 @@ import torch
 import spinup
 
 ON_POLICY = ("vpg", "trpo", "ppo", "a2c", "a3c")
-ENV_OF = dict(vpg="CartPole-v1", trpo="CartPole-v1", ppo="CartPole-v1", a2c="CartPole-v1",
-              a3c="CartPole-v1", dqn="CartPole-v1", ddpg="Pendulum-v1", td3="Pendulum-v1",
+ALGO_OF = dict(ppo8="ppo")   # row name -> algorithm
+BATCH = dict(ppo8=8)         # observations per acting call (envs stepped together)
+ENV_OF = dict(vpg="CartPole-v1", trpo="CartPole-v1", ppo="CartPole-v1",
+              ppo8="CartPole-v1", a2c="CartPole-v1", a3c="CartPole-v1", dqn="CartPole-v1", ddpg="Pendulum-v1", td3="Pendulum-v1",
               sac="Pendulum-v1")
 # Whole-epoch runs: default hyperparameters except the budget (and, off-policy, learning
 # from the start, so every measured epoch contains updates).
@@ -50,6 +54,7 @@ EPOCH_KWARGS = dict(
     vpg=dict(steps_per_epoch=4000, epochs=4),
     trpo=dict(steps_per_epoch=4000, epochs=4),
     ppo=dict(steps_per_epoch=4000, epochs=4),
+    ppo8=dict(steps_per_epoch=4000, epochs=4, num_envs=8),
     a2c=dict(steps_per_epoch=4000, epochs=4),
     a3c=dict(steps_per_epoch=4000, epochs=4, num_workers=1, num_test_episodes=0),
     dqn=dict(steps_per_epoch=2000, epochs=4, start_steps=1000, update_after=1000,
@@ -97,6 +102,7 @@ def acting_call(algo, env_id, ref=None):
     """The algorithm's per-step acting call, ``f(numpy obs) -> numpy action``
     (with the core module of checkout ``ref`` when given)."""
     env = gym.make(env_id)
+    algo = ALGO_OF.get(algo, algo)
     core = load_core(algo, ref)
     if algo in ON_POLICY:
         ac = core.MLPActorCritic(env.observation_space, env.action_space)
@@ -127,6 +133,10 @@ def acting_us(algo, observations, repeats, ref=None, clock=time.perf_counter):
     calls = [acting_call(algo, ENV_OF[algo])]
     if ref is not None:
         calls.append(acting_call(algo, ENV_OF[algo], ref))
+    batch = BATCH.get(algo, 1)
+    if batch > 1:  # one call per group of `batch` observations; time per observation
+        observations = [np.stack(observations[i:i + batch])
+                        for i in range(0, len(observations) - batch + 1, batch)]
     for act in calls:
         for o in observations[:200]:  # warm-up
             act(o)
@@ -136,7 +146,7 @@ def acting_us(algo, observations, repeats, ref=None, clock=time.perf_counter):
             start = clock()
             for o in observations:
                 act(o)
-            spent.append((clock() - start) / len(observations) * 1e6)
+            spent.append((clock() - start) / (len(observations) * batch) * 1e6)
     medians = [statistics.median(spent) for spent in times]
     return medians[0], (medians[1] if ref is not None else float("nan"))
 
@@ -146,7 +156,7 @@ def epoch_us(algo):
     kwargs = EPOCH_KWARGS[algo]
     with tempfile.TemporaryDirectory() as out, open(os.devnull, "w") as quiet:
         with contextlib.redirect_stdout(quiet):  # keep the table readable
-            getattr(spinup, algo)(lambda: gym.make(ENV_OF[algo]), seed=0,
+            getattr(spinup, ALGO_OF.get(algo, algo))(lambda: gym.make(ENV_OF[algo]), seed=0,
                                   logger_kwargs=dict(output_dir=out), **kwargs)
         elapsed = pd.read_csv(Path(out) / "progress.txt", sep="\t")["Time"].to_numpy()
     per_epoch = np.diff(elapsed)

@@ -44,6 +44,12 @@ def table(run_dir):
     return pd.read_table(os.path.join(run_dir, "progress.txt")).drop(columns="Time")
 
 
+def first_episode(run_dir):
+    """The checkpoint's episode in progress: PPO keeps a list, one per env (num_envs)."""
+    saved = load_checkpoint(run_dir)["episode"]
+    return saved[0] if isinstance(saved, list) else saved
+
+
 def run_interrupted(algo, env_id, kw, tmp_path):
     full, cut = str(tmp_path / "full"), str(tmp_path / "cut")
     algo(maker(env_id), epochs=4, logger_kwargs=dict(output_dir=full), **kw)
@@ -74,7 +80,7 @@ def test_box2d_resume_is_exact_by_replay(algo, env_id, kw, tmp_path, capsys, mon
     full, cut = str(tmp_path / "full"), str(tmp_path / "cut")
     algo(maker(env_id), epochs=3, logger_kwargs=dict(output_dir=full), **kw)
     algo(maker(env_id), epochs=2, logger_kwargs=dict(output_dir=cut), **kw)
-    saved = load_checkpoint(cut)["episode"]
+    saved = first_episode(cut)
     assert saved["env"]["exact"] is False  # the world itself is not in the file...
     assert saved["env"]["replay"]["actions"] is not None  # ...its episode's actions are
     assert len(saved["env"]["replay"]["actions"]) > 0
@@ -94,7 +100,7 @@ def test_box2d_with_normalized_observations_resumes_exactly(tmp_path, capsys, mo
     full, cut = str(tmp_path / "full"), str(tmp_path / "cut")
     ppo(make, epochs=3, logger_kwargs=dict(output_dir=full), **PPO_KW)
     ppo(make, epochs=2, logger_kwargs=dict(output_dir=cut), **PPO_KW)
-    assert load_checkpoint(cut)["episode"]["env"]["replay"]["stats"]
+    assert first_episode(cut)["env"]["replay"]["stats"]
     capsys.readouterr()
     ppo(make, epochs=3, logger_kwargs=dict(output_dir=cut, resume=True), **PPO_KW)
     assert "cannot restore" not in capsys.readouterr().out
@@ -125,7 +131,7 @@ def test_replay_falls_back_to_a_new_episode_for_a_nondeterministic_env(tmp_path,
     cut = str(tmp_path / "cut")
     kw = dict(PPO_KW, steps_per_epoch=50, max_ep_len=1000)
     ppo(CoinFlipEnv, epochs=1, logger_kwargs=dict(output_dir=cut), **kw)
-    assert len(load_checkpoint(cut)["episode"]["env"]["replay"]["actions"]) > 0
+    assert len(first_episode(cut)["env"]["replay"]["actions"]) > 0
     random.seed(12345)  # a different stream from the one the saved episode saw
     capsys.readouterr()
     ppo(CoinFlipEnv, epochs=2, logger_kwargs=dict(output_dir=cut, resume=True), **kw)

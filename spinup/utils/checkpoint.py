@@ -511,6 +511,29 @@ def restore_episode(env, saved, what="the environment"):
     return obs, 0.0, 0
 
 
+def episode_states(envs, obs, ep_ret, ep_len):
+    """:func:`episode_state` of each of several envs stepped together: a list, entry
+    ``i`` for ``envs[i]`` with ``obs[i]``, ``ep_ret[i]`` and ``ep_len[i]``."""
+    return [episode_state(env, obs[i], ep_ret[i], ep_len[i]) for i, env in enumerate(envs)]
+
+
+def restore_episodes(algo, envs, saved):
+    """Undo :func:`episode_states` for ``envs`` (the same number of envs, built anew).
+
+    Returns ``(obs, ep_ret, ep_len)`` as arrays with one row per env. A single
+    :func:`episode_state` (a checkpoint written with one env) counts as a list of one.
+
+    Raises:
+        ValueError: the checkpoint holds another number of envs than ``envs``.
+    """
+    saved = [saved] if isinstance(saved, dict) else saved
+    if len(saved) != len(envs):
+        raise ValueError(f"{algo}: the run to resume stepped {len(saved)} envs at once; resume "
+                         f"it with num_envs={len(saved)}, not {len(envs)}")
+    obs, ep_ret, ep_len = zip(*(restore_episode(env, s) for env, s in zip(envs, saved)))
+    return np.stack(obs), np.array(ep_ret, dtype=float), np.array(ep_len, dtype=int)
+
+
 def module_states(**objs):
     """``{name: obj.state_dict()}`` for networks and optimizers (None stays None)."""
     return {name: None if obj is None else obj.state_dict() for name, obj in objs.items()}

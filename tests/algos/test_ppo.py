@@ -38,8 +38,9 @@ def test_gae_and_rewards_to_go_match_brute_force(last_val):
     buf.finish_path(last_val)       # second one cut off: bootstrap
     adv1, ret1 = brute_force_gae(rews[:4], vals[:4], 0.0, gamma, lam)
     adv2, ret2 = brute_force_gae(rews[4:], vals[4:], last_val, gamma, lam)
-    np.testing.assert_allclose(buf.ret_buf, np.concatenate([ret1, ret2]), rtol=1e-5)
-    np.testing.assert_allclose(buf.adv_buf, np.concatenate([adv1, adv2]), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(buf.ret_buf[:, 0], np.concatenate([ret1, ret2]), rtol=1e-5)
+    np.testing.assert_allclose(buf.adv_buf[:, 0], np.concatenate([adv1, adv2]), rtol=1e-4,
+                               atol=1e-5)
     data = buf.get()                # normalised advantages
     assert abs(data["adv"].mean().item()) < 1e-5 and abs(data["adv"].std(unbiased=False) - 1) < 1e-3
 
@@ -63,8 +64,8 @@ def test_truncation_bootstraps_from_value(tmp_path, monkeypatch):
     captured = []
     original = PPOBuffer.finish_path
     monkeypatch.setattr(PPOBuffer, "finish_path",
-                        lambda self, last_val=0: (captured.append(float(last_val)),
-                                                  original(self, last_val))[1])
+                        lambda self, last_val=0, env=0: (captured.append(float(last_val)),
+                                                         original(self, last_val, env))[1])
     ppo(_OneStepTimeLimitEnv, steps_per_epoch=12, epochs=1, train_pi_iters=1, train_v_iters=1,
         logger_kwargs=dict(output_dir=str(tmp_path)))
     assert len(captured) == 4 and all(v != 0.0 for v in captured)  # V(s_T), not 0

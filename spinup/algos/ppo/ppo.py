@@ -28,9 +28,10 @@ checks that they agree):
 
    1. Input: policy weights θ_0, value weights φ_0; rank 0's copy goes to every MPI process
    2. for k = 0, 1, ..., epochs − 1 do
-   3.     each process takes steps_per_epoch / N steps with a_t ~ π_θk(·|s_t) and stores
-          s_t, a_t, r_t, V_φk(s_t), log π_θk(a_t|s_t); a Box action is clipped for env.step
-   4.     when a piece of trajectory ends (episode over, or the epoch's last step):
+   3.     each process steps its num_envs copies of the env together, steps_per_epoch / N
+          env steps in all, with a_t ~ π_θk(·|s_t), and stores s_t, a_t, r_t, V_φk(s_t),
+          log π_θk(a_t|s_t) per env; a Box action is clipped for env.step
+   4.     when a piece of one env's trajectory ends (episode over, or the epoch's last step):
           v_end = 0 if terminated, else V_φk(s_T);
           R̂_t = Σ_l γ^l r_t+l + γ^(T−t) v_end
    5.     on that piece: δ_t = r_t + γ V_φk(s_t+1) − V_φk(s_t), with V_φk(s_T) = v_end;
@@ -64,7 +65,7 @@ from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, check
                                      check_finite_obs, check_finite_path, check_spaces, env_label,
                                      in_range, positive, positive_int, steps_over_procs,
                                      unit_interval)
-from spinup.utils.checkpoint import (episode_state, load_checkpoint, recorded, restore_episode,
+from spinup.utils.checkpoint import (episode_states, load_checkpoint, recorded, restore_episodes,
                                      restore_rng_state, rng_state, save_checkpoint)
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
@@ -77,31 +78,35 @@ from spinup.utils.torch_tools import torch_threads
 class PPOBuffer:
     """One epoch of experience of one process, and the targets computed from it.
 
-    ``store`` appends a step; ``finish_path`` closes a trajectory and fills in its
-    advantages ``adv_buf`` and rewards-to-go ``ret_buf``; ``get`` hands the full
-    epoch to the update and empties the buffer.
+    Every array has a row per time step and a column per environment (``num_envs``
+    copies of the env step side by side). ``store`` appends a row; ``finish_path``
+    closes the trajectory of one env (one column) and fills in its advantages
+    ``adv_buf`` and rewards-to-go ``ret_buf``; ``get`` hands the full epoch to the
+    update, flattened to ``size * num_envs`` samples, and empties the buffer.
 
     Args:
         obs_dim (tuple): shape of one observation.
         act_dim (tuple): shape of one action (``()`` for a ``Discrete`` space).
-        size (int): steps per epoch on this process.
+        size (int): steps per env per epoch on this process.
         gamma (float): discount factor.
         lam (float): GAE lambda.
+        num_envs (int): envs stepped together (columns).
     """
 
-    def __init__(self, obs_dim, act_dim, size, gamma=0.99, lam=0.95):
-        def zeros(item_shape=None):
-            return np.zeros(core.combined_shape(size, item_shape), dtype=np.float32)
+    def __init__(self, obs_dim, act_dim, size, gamma=0.99, lam=0.95, num_envs=1):
+        def zeros(item_shape=()):
+            return np.zeros((size, num_envs, *item_shape), dtype=np.float32)
 
         self.obs_buf, self.act_buf = zeros(obs_dim), zeros(act_dim)
         self.rew_buf, self.val_buf, self.logp_buf = zeros(), zeros(), zeros()
         self.adv_buf, self.ret_buf = zeros(), zeros()
         self.gamma, self.lam, self.max_size = gamma, lam, size
-        self.ptr = 0             # next free row
-        self.path_start_idx = 0  # first row of the trajectory in progress
+        self.ptr = 0                                        # next free row
+        self.path_start_idx = np.zeros(num_envs, dtype=int)  # per env: first row of its trajectory
 
     def store(self, obs, act, rew, val, logp):
-        """Record one step: observation, action, reward, V(obs) and log pi(act|obs)."""
+        """Record one step of every env: observations, actions, rewards, V(obs) and
+        log pi(act|obs), each with a leading axis of length ``num_envs``."""
         if self.ptr >= self.max_size:
             raise RuntimeError(f"PPOBuffer is full ({self.max_size} steps); call get() first")
         row = self.ptr
@@ -109,34 +114,38 @@ class PPOBuffer:
         self.val_buf[row], self.logp_buf[row] = val, logp
         self.ptr = row + 1
 
-    def finish_path(self, last_val=0):
-        """Close the trajectory that started at ``path_start_idx``.
+    def finish_path(self, last_val=0, env=0):
+        """Close the trajectory of env ``env`` that started at ``path_start_idx[env]``.
 
         Args:
             last_val (float): V(s_T) for the state after the last stored step: 0 when
                 the episode terminated, the critic's estimate when it was cut short
                 (time limit, ``max_ep_len`` or end of the epoch), so that the
                 rewards beyond the cut are still accounted for.
+            env (int): which column (env) the trajectory belongs to.
         """
-        path = slice(self.path_start_idx, self.ptr)
-        check_finite_path(self, path, last_val)  # stop at NaN/inf from the env
+        path = slice(self.path_start_idx[env], self.ptr)
+        rew, val = self.rew_buf[:, env], self.val_buf[:, env]
+        check_finite_path(self, path, last_val, obs=self.obs_buf[:, env], rew=rew)
         # r_0 .. r_{T-1} followed by V(s_T), and V(s_0) .. V(s_T).
-        rew_and_tail = np.append(self.rew_buf[path], last_val)
-        v_and_tail = np.append(self.val_buf[path], last_val)
+        rew_and_tail = np.append(rew[path], last_val)
+        v_and_tail = np.append(val[path], last_val)
         # [PPO line 4] R_t = sum_l gamma^l r_{t+l} + gamma^(T-t) V(s_T): the discounted
         # sum of the sequence above, minus its last entry (which is V(s_T) alone).
-        self.ret_buf[path] = core.discount_cumsum(rew_and_tail, self.gamma)[:-1]
+        self.ret_buf[path, env] = core.discount_cumsum(rew_and_tail, self.gamma)[:-1]
         # [PPO line 5] GAE (Schulman et al. 2016, Eq. 16) from the TD residuals.
-        td_residual = self.rew_buf[path] + self.gamma * v_and_tail[1:] - v_and_tail[:-1]
-        self.adv_buf[path] = core.discount_cumsum(td_residual, self.gamma * self.lam)
-        self.path_start_idx = self.ptr
+        td_residual = rew[path] + self.gamma * v_and_tail[1:] - v_and_tail[:-1]
+        self.adv_buf[path, env] = core.discount_cumsum(td_residual, self.gamma * self.lam)
+        self.path_start_idx[env] = self.ptr
 
     def get(self):
         """Return the epoch as float32 tensors ``obs, act, ret, adv, logp`` and reset.
 
-        The advantages are shifted and scaled to mean 0 and standard deviation 1
-        over the whole batch of every MPI process (the 1e-8 keeps a batch of equal
-        advantages from dividing by zero).
+        Rows (time) and columns (envs) are flattened into one batch of
+        ``size * num_envs`` samples; the order does not matter to the losses, which
+        average over the batch. The advantages are shifted and scaled to mean 0 and
+        standard deviation 1 over the whole batch of every MPI process (the 1e-8
+        keeps a batch of equal advantages from dividing by zero).
         """
         if self.ptr != self.max_size:
             raise RuntimeError(f"PPOBuffer.get: only {self.ptr} of {self.max_size} steps stored")
@@ -147,26 +156,28 @@ class PPOBuffer:
         self.adv_buf = (self.adv_buf - mean) / (std + 1e-8)
         batch = dict(obs=self.obs_buf, act=self.act_buf, ret=self.ret_buf,
                      adv=self.adv_buf, logp=self.logp_buf)
-        self.ptr = self.path_start_idx = 0
-        return {key: torch.as_tensor(arr, dtype=torch.float32) for key, arr in batch.items()}
+        self.ptr, self.path_start_idx[:] = 0, 0
+        samples = self.max_size * len(self.path_start_idx)
+        return {key: torch.as_tensor(arr.reshape(samples, *arr.shape[2:]), dtype=torch.float32)
+                for key, arr in batch.items()}
 
 
 # ---- Algorithm ----
 
 # What ppo accepts; checked by spinup.utils.arg_checks before anything is written
 # (and by the command line before it launches a run).
-ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(), epochs=positive_int,
+ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs("num_envs"), epochs=positive_int,
                  gamma=unit_interval, clip_ratio=positive, pi_lr=positive, vf_lr=positive,
                  train_pi_iters=positive_int, train_v_iters=positive_int,
                  lam=in_range(0, 1, low_open=True), max_ep_len=positive_int,
-                 target_kl=positive, save_freq=positive_int)
+                 target_kl=positive, save_freq=positive_int, num_envs=positive_int)
 SPACES = dict(obs=FLAT_BOX, act=(BOX, DISCRETE))
 
 
 def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=50, gamma=0.99, clip_ratio=0.2, pi_lr=3e-4,
         vf_lr=1e-3, train_pi_iters=80, train_v_iters=80, lam=0.97, max_ep_len=1000,
-        target_kl=0.01, logger_kwargs=dict(), save_freq=10):
+        target_kl=0.01, logger_kwargs=dict(), save_freq=10, num_envs=1):
     """Train a policy with PPO-Clip (GAE-lambda advantages, early stopping on KL).
 
     Args:
@@ -206,6 +217,11 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             update (a crash or Ctrl-C loses at most the epoch in progress); in
             addition, every ``save_freq`` epochs (> 0) a copy ``model{epoch}.pt``
             is kept (epochs 0, save_freq, 2 save_freq, ...).
+        num_envs (int): env copies each process steps together (a
+            ``gymnasium.vector.SyncVectorEnv``; env ``i`` seeded with seed + ``i``),
+            > 0. One policy call acts for all of them, so on small networks more
+            envs collect an epoch faster; each runs ``steps_per_epoch / num_envs``
+            steps per epoch. An addition of this project, not in Spinning Up.
 
     The actor-critic must provide (``obs_dim`` and ``act_dim`` are the sizes of
     the observation and the action; a ``Discrete`` action has no ``act_dim`` axis):
@@ -213,9 +229,10 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     =================================  ================================================
     Member                             Shapes and meaning
     =================================  ================================================
-    ``step(obs)``                      obs tensor (obs_dim,) -> numpy ``(a, v, logp_a)``:
-                                       a sampled action (act_dim,), V(obs) and
-                                       log pi(a|obs), both scalars; no gradients
+    ``step(obs)``                      obs tensor (num_envs, obs_dim) or (obs_dim,) ->
+                                       numpy ``(a, v, logp_a)``: sampled actions
+                                       (num_envs, act_dim), V(obs) and log pi(a|obs)
+                                       of shape (num_envs,); no gradients
     ``act(obs, deterministic=False)``  obs -> numpy action (act_dim,): a sample, or
                                        the policy's mode when ``deterministic``
     ``pi(obs, act=None)``              obs (batch, obs_dim), act (batch, act_dim) ->
@@ -236,8 +253,8 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         TypeError: an argument of the wrong kind (``ARG_RULES`` above), e.g. a
             float ``epochs`` or ``ac_kwargs['hidden_sizes']=64``.
         ValueError: an argument is out of range, ``steps_per_epoch`` is not a
-            multiple of the number of MPI processes, or the env's spaces are not
-            supported. Raised before anything is written to disk.
+            multiple of ``num_envs`` times the number of MPI processes, or the env's
+            spaces are not supported. Raised before anything is written to disk.
 
     Source:
         docs/algorithms/ppo.rst (pseudocode, early stopping); Schulman et al.
@@ -249,8 +266,13 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     check_args("ppo", ppo, config)
     env = env_fn()
     check_spaces("ppo", env, **SPACES)
-    # A Box2D world cannot be saved: record the episode so a resume can replay it.
-    env = recorded(env)
+    # num_envs copies stepped together; each one recorded, because a Box2D world
+    # cannot be saved and a resume replays the episode instead. SAME_STEP: an env
+    # whose episode ends is reset in the same step, its last observation in info.
+    sub_envs = [recorded(e) for e in [env] + [env_fn() for _ in range(num_envs - 1)]]
+    envs = gym.vector.SyncVectorEnv([lambda e=e: e for e in sub_envs],
+                                    autoreset_mode=gym.vector.AutoresetMode.SAME_STEP)
+    env = sub_envs[0]  # saved with the model, for test_policy
     is_box = isinstance(env.action_space, gym.spaces.Box)
 
     # Under MPI each process gets a share of the CPU threads; torch_threads puts the
@@ -270,9 +292,9 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         logger.log(f"\nNumber of parameters: pi {core.count_vars(ac.pi)}, "
                    f"v {core.count_vars(ac.v)}\n")
 
-        local_steps = steps_per_epoch // num_procs()
+        local_steps = steps_per_epoch // num_procs() // num_envs  # per env
         buf = PPOBuffer(env.observation_space.shape, env.action_space.shape,
-                        local_steps, gamma, lam)
+                        local_steps, gamma, lam, num_envs)
         buf.source = env_label("ppo", env)
         pi_optimizer = torch.optim.Adam(ac.pi.parameters(), lr=pi_lr)
         vf_optimizer = torch.optim.Adam(ac.v.parameters(), lr=vf_lr)
@@ -286,7 +308,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             return dict(epoch=epochs_done, elapsed=time.time() - start_time, rng=rng_state(),
                         ac=ac.state_dict(), pi_optimizer=pi_optimizer.state_dict(),
                         vf_optimizer=vf_optimizer.state_dict(),
-                        episode=episode_state(env, o, ep_ret, ep_len),
+                        episode=episode_states(sub_envs, o, ep_ret, ep_len),
                         adv_dtype=str(buf.adv_buf.dtype))
 
         def restore(state):
@@ -297,7 +319,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             vf_optimizer.load_state_dict(state["vf_optimizer"])
             # buf.get() leaves float64 advantages behind after the first epoch.
             buf.adv_buf = buf.adv_buf.astype(state["adv_dtype"])
-            o, ep_ret, ep_len = restore_episode(env, state["episode"])
+            o, ep_ret, ep_len = restore_episodes("ppo", sub_envs, state["episode"])
             restore_rng_state(state["rng"])
             start_time = time.time() - state["elapsed"]
             logger.keep_rows(state["epoch"])
@@ -372,43 +394,52 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
         # ---- Main loop ----
         start_time = time.time()
-        o, _ = env.reset(seed=seed)
-        env.action_space.seed(seed)
-        ep_ret, ep_len = 0.0, 0
+        o, _ = envs.reset(seed=seed)  # env i gets seed + i
+        envs.action_space.seed(seed)
+        ep_ret, ep_len = np.zeros(num_envs), np.zeros(num_envs, dtype=int)
         first_epoch = restore(load_checkpoint(run_dir)) if logger.resuming else 0
         for epoch in range(first_epoch, epochs):  # [PPO line 2]
             for t in range(local_steps):
-                # [PPO line 3] act with pi_k; the env gets the action clipped to its
-                # bounds, the buffer the sample itself (whose log-prob the ratio uses).
+                # [PPO line 3] act with pi_k, all envs in one call; the envs get the
+                # actions clipped to their bounds, the buffer the samples themselves
+                # (whose log-probs the ratio uses).
                 try:
                     a, v, logp = ac.step(torch.as_tensor(o, dtype=torch.float32))
                 except RuntimeError:  # e.g. NaN logits: name the bad observation if it is one
                     check_finite_obs(o, buf, t)
                     raise
                 env_a = np.clip(a, env.action_space.low, env.action_space.high) if is_box else a
-                o2, r, terminated, truncated, _ = env.step(env_a)
+                o2, r, terminated, truncated, info = envs.step(env_a)
                 buf.store(o, a, r, v, logp)
                 ep_ret, ep_len, o = ep_ret + r, ep_len + 1, o2
 
-                episode_over = terminated or truncated or ep_len == max_ep_len
-                if not episode_over and t < local_steps - 1:
-                    continue  # mid-trajectory: keep collecting
-                if not episode_over:
-                    logger.warn_once("cut_off", "Warning: trajectory cut off by epoch at "
-                                     f"{ep_len} steps.")
-                # [PPO lines 4-5] V(s_T) = 0 only after a true terminal state;
-                # otherwise the critic's estimate (the v that ac.step returns).
-                if terminated:
-                    last_val = 0.0
-                else:
-                    last_val = ac.step(torch.as_tensor(o, dtype=torch.float32))[1]
-                buf.finish_path(last_val)
-                if episode_over:
-                    logger.store(EpRet=ep_ret, EpLen=ep_len)
-                    o, _ = env.reset()
-                    ep_ret, ep_len = 0.0, 0
+                reset_by_env = terminated | truncated  # already reset (SAME_STEP)
+                episode_over = reset_by_env | (ep_len == max_ep_len)
+                if not episode_over.any() and t < local_steps - 1:
+                    continue  # mid-trajectory everywhere: keep collecting
+                # Close the trajectory of every env whose episode ended, and at the
+                # epoch's last step of every env.
+                for i in range(num_envs) if t == local_steps - 1 else np.flatnonzero(episode_over):
+                    if not episode_over[i]:
+                        logger.warn_once("cut_off", "Warning: trajectory cut off by epoch at "
+                                         f"{ep_len[i]} steps.")
+                    # [PPO lines 4-5] V(s_T) = 0 only after a true terminal state;
+                    # otherwise the critic's estimate (the v that ac.step returns) of
+                    # s_T, which the vector env keeps in info when it reset the env.
+                    if terminated[i]:
+                        last_val = 0.0
+                    else:
+                        s_T = info["final_obs"][i] if reset_by_env[i] else o[i]
+                        last_val = ac.step(torch.as_tensor(s_T, dtype=torch.float32))[1]
+                    buf.finish_path(last_val, env=i)
+                    if episode_over[i]:
+                        logger.store(EpRet=ep_ret[i], EpLen=ep_len[i])
+                        ep_ret[i], ep_len[i] = 0.0, 0
+                cap = episode_over & ~reset_by_env  # max_ep_len reached: reset those here
+                if cap.any():
+                    o, _ = envs.reset(options={"reset_mask": cap})
 
-            logger.store(VVals=buf.val_buf.copy())  # the epoch's V(s_t), logged once
+            logger.store(VVals=buf.val_buf.flatten())  # the epoch's V(s_t), logged once
             update()  # [PPO lines 6-11]
 
             # [PPO line 12] model.pt replaced every epoch; model{epoch}.pt every save_freq epochs
@@ -419,18 +450,13 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             logger.log_tabular("EpLen", average_only=True)
             logger.log_tabular("VVals", with_min_and_max=True)
             logger.log_tabular("TotalEnvInteracts", (epoch + 1) * steps_per_epoch)
-            logger.log_tabular("LossPi", average_only=True)
-            logger.log_tabular("LossV", average_only=True)
-            logger.log_tabular("DeltaLossPi", average_only=True)
-            logger.log_tabular("DeltaLossV", average_only=True)
-            logger.log_tabular("Entropy", average_only=True)
-            logger.log_tabular("KL", average_only=True)
-            logger.log_tabular("ClipFrac", average_only=True)
-            logger.log_tabular("StopIter", average_only=True)
+            for key in ("LossPi", "LossV", "DeltaLossPi", "DeltaLossV", "Entropy", "KL",
+                        "ClipFrac", "StopIter"):
+                logger.log_tabular(key, average_only=True)
             logger.log_tabular("Time", time.time() - start_time)
             logger.dump_tabular()
             if run_dir is not None:
                 save_checkpoint(run_dir, checkpoint_state(epoch + 1))
-        env.close()
+        envs.close()
     return ac
 
