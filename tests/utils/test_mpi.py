@@ -53,8 +53,9 @@ def test_two_ranks_keep_identical_parameters(tmp_path):
 
 @needs_mpiexec
 def test_cli_cpu_2(tmp_path):
+    # Two processes, each stepping two envs (num_envs): 4 envs of 100 steps each.
     run_cli("ppo", "--env", "CartPole-v1", "--cpu", 2, "--epochs", 1, "--steps_per_epoch", 400,
-            "--exp_name", "m", "--data_dir", tmp_path)
+            "--num_envs", 2, "--exp_name", "m", "--data_dir", tmp_path)
     assert list(read_progress(tmp_path / "m" / "m_s0")["TotalEnvInteracts"]) == [400]
 
 
