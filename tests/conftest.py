@@ -40,3 +40,14 @@ def cli():
 @pytest.fixture
 def progress():
     return read_progress
+
+
+@pytest.fixture
+def one_thread():
+    """One torch thread for the test (runs compared number for number must not depend
+    on how work is split between threads), the caller's count put back afterwards."""
+    import torch
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

@@ -25,12 +25,8 @@ SAC_KW = dict(steps_per_epoch=300, seed=0, ac_kwargs=dict(hidden_sizes=(32, 32))
               start_steps=200, update_after=200, num_test_episodes=1)
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+# One torch thread in every test of this file (the fixture is in conftest.py).
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def cartpole():

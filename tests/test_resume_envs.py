@@ -13,7 +13,6 @@ import gymnasium as gym
 import numpy as np
 import pandas as pd
 import pytest
-import torch
 
 from spinup import dqn, ppo, sac, td3
 from spinup.utils import checkpoint as ckpt
@@ -28,12 +27,8 @@ OFF_KW = dict(steps_per_epoch=150, seed=0, ac_kwargs=dict(hidden_sizes=(16,)), s
               update_after=100, batch_size=16, num_test_episodes=1, max_ep_len=100)
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+# One torch thread in every test of this file (the fixture is in conftest.py).
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def maker(env_id):

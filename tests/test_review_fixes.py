@@ -25,12 +25,8 @@ TINY_PPO = dict(steps_per_epoch=200, ac_kwargs=dict(hidden_sizes=(8,)), train_pi
                 train_v_iters=3)
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+# One torch thread in every test of this file (the fixture is in conftest.py).
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def save_and_load(state, tmp_path):

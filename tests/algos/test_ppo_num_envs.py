@@ -12,12 +12,8 @@ from spinup.algos.ppo.ppo import PPOBuffer
 from test_ppo import brute_force_gae
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+# One torch thread in every test of this file (the fixture is in conftest.py).
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def test_buffer_columns_are_separate_trajectories():
