@@ -220,8 +220,9 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         num_envs (int): env copies each process steps together (a
             ``gymnasium.vector.SyncVectorEnv``; env ``i`` seeded with seed + ``i``),
             > 0. One policy call acts for all of them, so on small networks more
-            envs collect an epoch faster; each runs ``steps_per_epoch / num_envs``
-            steps per epoch. An addition of this project, not in Spinning Up.
+            envs collect an epoch faster; each runs ``steps_per_epoch / (num_envs *
+            MPI processes)`` steps per epoch, which must be a whole number. An
+            addition of this project, not in Spinning Up.
 
     The actor-critic must provide (``obs_dim`` and ``act_dim`` are the sizes of
     the observation and the action; a ``Discrete`` action has no ``act_dim`` axis):
