@@ -7,8 +7,11 @@
 - :func:`polyak_update`: the target-network update of DDPG, TD3, SAC and DQN.
 - :class:`MLP`: the `nn.Sequential` every core.py builds its networks from, with a
   forward pass that skips per-layer hook bookkeeping (acting calls it once per env step).
+- :func:`sample_categorical`, :func:`sample_diag_gaussian`: the on-policy actors'
+  acting draws, the numbers ``torch.distributions`` gives without building one.
 """
 import contextlib
+import math
 
 import torch
 import torch.nn.functional as F
@@ -98,3 +101,52 @@ class MLP(nn.Sequential):
             else:
                 x = layer.forward(x)
         return x
+
+
+# ---- Sampling for acting: the numbers torch.distributions gives, without one ----
+# At batch size 1, building a Categorical or Normal object, sampling it and scoring the
+# sample costs more than the policy network itself. The on-policy actors act through
+# these two functions; their losses keep torch.distributions. tests/algos/test_acting.py
+# holds both to the distributions' numbers, bit for bit, with the same random stream.
+
+def sample_categorical(logits):
+    """Draw ``a ~ Categorical(logits)`` and return ``(a, log p(a))``.
+
+    The log-probabilities are the normalised logits ``logits - logsumexp(logits)``
+    (as ``Categorical`` computes them). The draw is ``argmax_i p_i / E_i`` with
+    ``E_i ~ Exp(1)`` and ``p`` their softmax: the "exponential race", which index ``i``
+    wins with probability ``p_i``. It is how ``torch.multinomial`` draws one sample,
+    without its input checks, so the random stream is the one ``Categorical.sample``
+    uses.
+
+    Args:
+        logits (torch.Tensor): unnormalised log-probabilities, (..., n_actions).
+
+    Returns:
+        tuple of torch.Tensor: actions (...,) as int64 and their log-probabilities (...,).
+    """
+    logp_all = logits - logits.logsumexp(dim=-1, keepdim=True)
+    p = torch.softmax(logp_all, dim=-1)
+    a = (p / torch.empty_like(p).exponential_()).argmax(dim=-1, keepdim=True)
+    return a.squeeze(-1), logp_all.gather(-1, a).squeeze(-1)
+
+
+def sample_diag_gaussian(mu, log_std):
+    """Draw ``a ~ N(mu, diag(exp(log_std))^2)`` and return ``(a, log p(a))``.
+
+    The same ``torch.normal`` draw as ``Normal(mu, std).sample()`` and the Gaussian
+    log-density written out, ``-(a - mu)^2 / (2 std^2) - log std - log sqrt(2 pi)``,
+    in ``Normal.log_prob``'s order of operations, summed over the independent action
+    dimensions.
+
+    Args:
+        mu (torch.Tensor): means, (..., act_dim).
+        log_std (torch.Tensor): log standard deviations, (act_dim,), broadcast over mu.
+
+    Returns:
+        tuple of torch.Tensor: actions (..., act_dim) and their log-densities (...,).
+    """
+    std = log_std.exp()
+    a = torch.normal(mu, std.expand_as(mu))
+    logp = -((a - mu) ** 2) / (2 * std ** 2) - std.log() - math.log(math.sqrt(2 * math.pi))
+    return a, logp.sum(dim=-1)

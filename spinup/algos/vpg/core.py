@@ -11,7 +11,6 @@ The attribute names (``pi``, ``v``, ``logits_net``, ``mu_net``, ``log_std``,
 ``v_net``) are the keys of the saved ``state_dict``: renaming one would stop
 existing ``model.pt`` files from loading.
 """
-import math
 
 import gymnasium as gym
 import numpy as np
@@ -19,7 +18,7 @@ import scipy.signal
 import torch
 import torch.nn as nn
 from torch.distributions import Categorical, Normal
-from spinup.utils.torch_tools import MLP  # nn.Sequential with a leaner forward
+from spinup.utils.torch_tools import MLP, sample_categorical, sample_diag_gaussian
 
 
 # ---- Small helpers ----
@@ -148,22 +147,10 @@ class MLPCategoricalActor(Actor):
         return pi.log_prob(act)
 
     def sample(self, obs):
-        """Acting path: ``(a, logp_a)`` for one draw ``a ~ pi(.|obs)``.
-
-        Builds no ``Categorical`` (at batch size 1 its construction and checks cost
-        more than the network itself) but computes exactly what it would: the
-        normalised logits ``logits - logsumexp(logits)`` are the log-probabilities,
-        and the action is drawn from their softmax ``p`` as ``argmax_i p_i / E_i``
-        with ``E_i ~ Exp(1)`` (the "exponential race": index ``i`` wins with
-        probability ``p_i``). That is how ``torch.multinomial`` draws one sample,
-        without its input checks, so the random stream and the stored ``logp_a``
-        are the ones ``Categorical`` gives.
-        """
-        logits = self.logits_net(obs)
-        logp_all = logits - logits.logsumexp(dim=-1, keepdim=True)
-        p = torch.softmax(logp_all, dim=-1)
-        a = (p / torch.empty_like(p).exponential_()).argmax(dim=-1, keepdim=True)
-        return a.squeeze(-1), logp_all.gather(-1, a).squeeze(-1)
+        """Acting path: ``(a, logp_a)`` for one draw ``a ~ pi(.|obs)``, the numbers a
+        ``Categorical`` would give, without building one
+        (:func:`spinup.utils.torch_tools.sample_categorical`)."""
+        return sample_categorical(self.logits_net(obs))
 
     def mode(self, pi):
         """Most likely action of each row (used for deterministic evaluation)."""
@@ -188,18 +175,10 @@ class MLPGaussianActor(Actor):
         return pi.log_prob(act).sum(dim=-1)
 
     def sample(self, obs):
-        """Acting path: ``(a, logp_a)`` for one draw ``a ~ N(mu(obs), std^2)``.
-
-        No ``Normal`` object: the same ``torch.normal`` draw and the Gaussian
-        log-density written out, ``-(a - mu)^2 / (2 std^2) - log std - log sqrt(2 pi)``,
-        summed over the independent action dimensions (the numbers ``Normal``
-        gives, in the same order of operations).
-        """
-        mu = self.mu_net(obs)
-        std = self.log_std.exp()
-        a = torch.normal(mu, std.expand_as(mu))
-        logp = -((a - mu) ** 2) / (2 * std ** 2) - std.log() - math.log(math.sqrt(2 * math.pi))
-        return a, logp.sum(dim=-1)
+        """Acting path: ``(a, logp_a)`` for one draw ``a ~ N(mu(obs), std^2)``, the
+        numbers a ``Normal`` would give, without building one
+        (:func:`spinup.utils.torch_tools.sample_diag_gaussian`)."""
+        return sample_diag_gaussian(self.mu_net(obs), self.log_std)
 
     def mode(self, pi):
         """The mean action (used for deterministic evaluation)."""
