@@ -19,6 +19,7 @@ import ast
 import difflib
 import inspect
 import re
+import signal
 import sys
 import textwrap
 
@@ -507,7 +508,20 @@ def parse_and_execute_grid_search(cmd, args):
             check_cli(cmd, algo, dict(variant, num_cpu=run_kwargs.get("num_cpu", 1)))
     except (TypeError, ValueError) as e:
         raise CLIError(str(e)) from None
+    _release_ctrl_c()   # the imports are done; Ctrl-C must stop the runs
     grid.run(algo, **run_kwargs)
+
+
+#: The signal mask from before main() held Ctrl-C (None when it is not held).
+_mask_before_hold = None
+
+
+def _release_ctrl_c():
+    """Let a Ctrl-C held by main() through (it raises KeyboardInterrupt at once)."""
+    global _mask_before_hold
+    if _mask_before_hold is not None:
+        mask, _mask_before_hold = _mask_before_hold, None
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def main(argv=None):
@@ -520,21 +534,30 @@ def main(argv=None):
         int: the exit code: 0 on success, 2 on a command-line error, 130 on
         Ctrl-C, else the failing experiment's code.
     """
+    global _mask_before_hold
+    from spinup.utils.run_entrypoint import caused_by_ctrl_c, watch_ctrl_c
+    previous = watch_ctrl_c()
+    # Ctrl-C is held (SIGINT blocked) while the command imports numpy, torch and the
+    # algorithm: a Ctrl-C inside torch's import can abort the process or vanish.
+    # _release_ctrl_c lets it through once that is done, at the latest here.
+    _mask_before_hold = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         return _main(argv)
     except KeyboardInterrupt as e:   # Ctrl-C, even while modules are still being imported
         if not getattr(e, "reported", False):   # else _wait has said what was interrupted
             print("Interrupted (Ctrl-C).", file=sys.stderr)
         return 130
-    except ImportError as e:
-        # numpy turns a Ctrl-C that lands while its C extensions load into an ImportError
-        # ("Importing the numpy C-extensions failed"); the KeyboardInterrupt is its cause.
-        from spinup.utils.run_entrypoint import caused_by_ctrl_c
+    except Exception as e:
+        # A Ctrl-C inside a C extension's import can come out as an ImportError
+        # ("Importing the numpy C-extensions failed"): still a Ctrl-C.
         if not caused_by_ctrl_c(e):
             raise
         print("Interrupted (Ctrl-C).", file=sys.stderr)
         return 130
-
+    finally:
+        _release_ctrl_c()
+        if signal.getsignal(signal.SIGINT) is not previous:
+            signal.signal(signal.SIGINT, previous)
 
 def _main(argv):
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -544,7 +567,9 @@ def _main(argv):
     cmd, rest = argv[0], argv[1:]
     if cmd in ("plot", "test_policy"):
         from importlib import import_module
-        return import_module("spinup.utils." + cmd).main(rest) or 0
+        command = import_module("spinup.utils." + cmd)
+        _release_ctrl_c()
+        return command.main(rest) or 0
     if cmd not in ALGOS:
         hint = _did_you_mean(cmd, list(ALGOS) + ["plot", "test_policy", "help"])
         print(f"spinup.run: unknown command {cmd!r}.{hint} Run 'python -m spinup.run help'.",

@@ -7,6 +7,7 @@ run starts; seeds numpy cannot take; unknown ``ac_kwargs`` keys; an ``env_fn`` t
 returns no env; an env module in the current directory; networks too big for the
 memory; more A3C workers than cores.
 """
+import functools
 import hashlib
 import json
 import os
@@ -228,6 +229,27 @@ def test_ctrl_c_inside_an_import_that_wraps_it_is_still_ctrl_c():
     assert not caused_by_ctrl_c(ImportError("No module named 'mymod'"))
 
 
+def test_ctrl_c_that_a_library_turns_into_another_error_without_a_chain_is_still_ctrl_c():
+    # numpy's import can swallow the interrupt: "could not import module 'datetime'".
+    from spinup.utils import run_entrypoint
+    outer = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        previous = run_entrypoint.watch_ctrl_c()
+        assert not run_entrypoint.caused_by_ctrl_c(ImportError("datetime"))
+        interrupted = False
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+        except KeyboardInterrupt:
+            interrupted = True
+        assert interrupted
+        assert run_entrypoint.caused_by_ctrl_c(ImportError("datetime"))
+    finally:
+        signal.signal(signal.SIGINT, outer)
+        run_entrypoint._ctrl_c_seen = False
+    assert previous is signal.default_int_handler
+
+
 def _sigint_as_in_a_terminal():
     # A background job of a non-interactive shell (a CI script, `cmd &`) starts with SIGINT
     # ignored, and exec keeps that; a terminal's foreground job has the default action.
@@ -263,6 +285,24 @@ def test_ctrl_c_while_starting_is_one_line_and_exit_130(tmp_path, when):
     run_dir = tmp_path / "c" / "c_s0"
     if not run_dir.exists():
         assert str(run_dir) not in out + err
+
+
+def test_ctrl_c_before_the_interpreter_has_started_is_exit_130_without_traceback():
+    """The earliest Ctrl-C there is: pending before ``exec``. The experiment process
+    holds it through Python's start-up and ``main`` turns it into exit 130, quietly."""
+    from spinup.utils.run_utils import _encode_call
+
+    def in_child():   # as a launcher starts it (SIGINT blocked), then the Ctrl-C
+        _sigint_as_in_a_terminal()
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        os.kill(os.getpid(), signal.SIGINT)
+
+    entrypoint = os.path.join(ROOT, "spinup", "utils", "run_entrypoint.py")
+    proc = subprocess.run([sys.executable, entrypoint, _encode_call(functools.partial(print, "the call ran"))],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          preexec_fn=in_child)
+    assert proc.returncode == 130, proc.stdout + proc.stderr
+    assert proc.stderr == "" and "the call ran" not in proc.stdout
 
 
 # ---- 4. seed, ac_kwargs keys, env_fn ----

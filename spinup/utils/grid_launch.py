@@ -254,9 +254,11 @@ def _start_process(encoded, log_path, extra_env):
 
     def in_child():
         # A Ray worker ignores or blocks some signals, and its children would inherit
-        # that: Python would then never raise KeyboardInterrupt.
+        # that: Python would then never raise KeyboardInterrupt. SIGINT stays blocked
+        # until run_entrypoint.main is ready for it.
         signal.signal(signal.SIGINT, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         if tie_to_parent is not None:
             tie_to_parent()
     with open(log_path, "a") as log:

@@ -12,7 +12,12 @@ How the process ends:
   overwrite a finished run): the message on one line, exit code 2
   (``SPINUP_DEBUG=1`` shows the traceback instead);
 * Ctrl-C, even while the modules are still being imported: exit code 130 and no
-  traceback (the launching process says what was interrupted);
+  traceback (the launching process says what was interrupted). Launchers start this
+  file with SIGINT blocked (``call_experiment`` blocks it before the fork, the grid
+  launcher in its ``preexec_fn``) and :func:`main` unblocks it inside its ``try``, once
+  the call and the modules it needs are loaded: a Ctrl-C that comes while the process
+  is forked, the interpreter starts up or torch is imported waits until then, instead
+  of surfacing as a traceback (or an abort) from code that is not ours;
 * any other exception: Python's traceback and exit code 1.
 
 Under MPI the exits of the first two kinds abort every rank, so that no rank waits
@@ -26,6 +31,7 @@ was started from imports here too.
 import base64
 import json
 import os
+import signal
 import sys
 import zlib
 
@@ -53,12 +59,50 @@ def _exit(code):
     sys.exit(code)
 
 
-def caused_by_ctrl_c(exc):
-    """Whether a ``KeyboardInterrupt`` is in the chain of causes and contexts of ``exc``.
+#: Set by the handler of :func:`watch_ctrl_c` when a Ctrl-C arrives.
+_ctrl_c_seen = False
 
-    numpy turns a Ctrl-C that arrives while its C extensions load into an ``ImportError``
-    ("Importing the numpy C-extensions failed"), with the interrupt as its cause.
+
+def _note_and_raise(signum, frame):
+    global _ctrl_c_seen
+    _ctrl_c_seen = True
+    raise KeyboardInterrupt
+
+
+def watch_ctrl_c():
+    """From now on, remember every Ctrl-C as well as raising ``KeyboardInterrupt``.
+
+    A Ctrl-C that lands inside a C extension's import can come out as another
+    exception without the interrupt in its chain (numpy's "Importing the numpy
+    C-extensions failed ... could not import module 'datetime'"); with this,
+    :func:`caused_by_ctrl_c` still recognises it. Does nothing when SIGINT has a
+    handler other than Python's default (ignored in a background job, or set by
+    the caller), or outside the main thread.
+
+    Returns:
+        The previous handler, for ``signal.signal(signal.SIGINT, previous)``.
     """
+    global _ctrl_c_seen
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is signal.default_int_handler:
+        _ctrl_c_seen = False
+        try:
+            signal.signal(signal.SIGINT, _note_and_raise)
+        except ValueError:   # not the main thread
+            pass
+    return previous
+
+
+def caused_by_ctrl_c(exc):
+    """Whether ``exc`` came from a Ctrl-C.
+
+    True if a ``KeyboardInterrupt`` is in the chain of causes and contexts of
+    ``exc`` (numpy re-raises one that arrives while its C extensions load as an
+    ``ImportError`` with the interrupt as its cause), or if a Ctrl-C has been seen
+    since :func:`watch_ctrl_c`.
+    """
+    if _ctrl_c_seen:
+        return True
     seen = set()
     while exc is not None and id(exc) not in seen:
         if isinstance(exc, KeyboardInterrupt):
@@ -75,24 +119,31 @@ def main(encoded_thunk):
         encoded_thunk (str): the call, encoded by ``call_experiment``.
     """
     try:
+        watch_ctrl_c()
         _use_parent_path()
         import cloudpickle
+        # Unpickling imports what the call needs (numpy, torch, the algorithm) while
+        # Ctrl-C is still held: a Ctrl-C inside torch's import can abort the process.
         call = cloudpickle.loads(zlib.decompress(base64.b64decode(encoded_thunk)))
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})   # a held Ctrl-C lands here
         call()
-    except (ValueError, TypeError, FileExistsError) as e:
+    except KeyboardInterrupt:
+        _exit_after_ctrl_c()
+    except Exception as e:
+        if caused_by_ctrl_c(e):   # a library turned the Ctrl-C into another exception
+            _exit_after_ctrl_c()
+        if not isinstance(e, (ValueError, TypeError, FileExistsError)):
+            raise   # a bug or a missing module: keep its traceback
         if os.environ.get("SPINUP_DEBUG"):
             raise
         print(f"error: {e} (set SPINUP_DEBUG=1 for the traceback)", file=sys.stderr)
         _exit(2)
-    except KeyboardInterrupt:
-        if "spinup.utils.mpi_tools" in sys.modules:   # else: interrupted while importing
-            _exit(130)
-        sys.exit(130)
-    except ImportError as e:
-        if not caused_by_ctrl_c(e):   # a real missing module: keep its traceback
-            raise
-        sys.exit(130)
 
+
+def _exit_after_ctrl_c():
+    if "spinup.utils.mpi_tools" in sys.modules:   # else: interrupted while importing
+        _exit(130)
+    sys.exit(130)
 
 if __name__ == "__main__":
     main(sys.argv[1])

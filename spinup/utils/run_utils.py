@@ -206,8 +206,11 @@ def _encode_call(fn):
     return base64.b64encode(zlib.compress(cloudpickle.dumps(fn))).decode("utf-8")
 
 
-def _wait(proc, exp_name, output_dir):
+def _wait(proc, exp_name, output_dir, mask):
     """Wait for the experiment's process, passing a SIGTERM or Ctrl-C on to it.
+
+    ``mask`` is the signal mask to restore: SIGINT was blocked while the process
+    started, and a Ctrl-C held meanwhile arrives here, inside the ``try``.
 
     ``kill <pid>`` reaches only this process, so the handler sends the signal on
     (the experiment must not keep training as an orphan) and exits at once with
@@ -227,6 +230,7 @@ def _wait(proc, exp_name, output_dir):
     if handles_sigterm:
         previous = signal.signal(signal.SIGTERM, forward_and_exit)
     try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         return proc.wait()
     except KeyboardInterrupt:
         try:
@@ -241,6 +245,7 @@ def _wait(proc, exp_name, output_dir):
         interrupt.reported = True   # the command line prints nothing more
         raise interrupt from None
     finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         if handles_sigterm:
             signal.signal(signal.SIGTERM, previous)
 
@@ -324,10 +329,18 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
     # The child looks modules up as this process does (e.g. --env mymod:MyEnv-v0 with
     # mymod.py in the current directory); run_entrypoint puts this sys.path first.
     child_env = dict(os.environ, SPINUP_PARENT_SYS_PATH=json.dumps(sys.path))
-    proc = subprocess.Popen([sys.executable or "python", entrypoint,
-                             _encode_call(run_in_subprocess)], env=child_env,
-                            preexec_fn=die_with_parent())
-    returncode = _wait(proc, exp_name, output_dir)
+    # SIGINT stays blocked from before the fork until _wait (here) and run_entrypoint's
+    # main (in the child) are ready: a Ctrl-C in between waits instead of interrupting
+    # the fork's own hooks or the new interpreter's start-up with a traceback.
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        proc = subprocess.Popen([sys.executable or "python", entrypoint,
+                                 _encode_call(run_in_subprocess)], env=child_env,
+                                preexec_fn=die_with_parent())
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        raise
+    returncode = _wait(proc, exp_name, output_dir, mask)
     if returncode != 0:
         raise ExperimentError(exp_name, returncode)
     if output_dir is not None:
