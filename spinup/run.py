@@ -559,6 +559,7 @@ def main(argv=None):
         if signal.getsignal(signal.SIGINT) is not previous:
             signal.signal(signal.SIGINT, previous)
 
+
 def _main(argv):
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] in ("help", "--help", "-h"):

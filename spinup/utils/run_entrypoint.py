@@ -145,5 +145,6 @@ def _exit_after_ctrl_c():
         _exit(130)
     sys.exit(130)
 
+
 if __name__ == "__main__":
     main(sys.argv[1])

@@ -245,7 +245,6 @@ def _wait(proc, exp_name, output_dir, mask):
         interrupt.reported = True   # the command line prints nothing more
         raise interrupt from None
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         if handles_sigterm:
             signal.signal(signal.SIGTERM, previous)
 
