@@ -1,0 +1,331 @@
+"""The MuJoCo benchmark: six algorithms on five locomotion tasks, compared with Spinning Up's runs.
+
+    python benchmarks/mujoco.py run [--scale here|spec] [--part onpolicy offpolicy long]
+                                    [--algos ...] [--envs ...] [--jobs N]
+                                    [--launcher local|ray] [--ray_address ADDR]
+                                    [--data_dir DIR]
+    python benchmarks/mujoco.py collect [--data_dir DIR]     # copy finished runs into the repo
+    python benchmarks/mujoco.py report                       # figures + tables for the docs page
+
+``run`` builds one ``ExperimentGrid`` per algorithm and part (tasks x seeds, every other
+argument at the algorithm's default, ``steps_per_epoch`` 4000) and runs all of them through
+the project's grid launcher (``--jobs`` here, ``--launcher ray`` on a cluster). It always
+resumes: a run that finished in ``--data_dir`` is skipped, one with a checkpoint continues,
+and a run whose finished copy is already committed under ``docs/benchmarks/mujoco/runs`` is
+not run at all (so the command is safe to repeat on a new machine).
+
+Scales (steps are environment interactions per run):
+
+=========  ===========================  ========================  ======================
+scale      on-policy (VPG, TRPO, PPO)   off-policy (DDPG/TD3/SAC)  long (SAC, TD3)
+=========  ===========================  ========================  ======================
+``here``   1M steps, seeds 0 1 2        300k steps, seeds 0 1     1M, seed 0, 3 tasks
+``spec``   3M steps, seeds 0 1 2        3M steps, seeds 0..9      (part of ``offpolicy``)
+=========  ===========================  ========================  ======================
+
+``--scale spec`` is days of compute for one core per run: it is meant for a cluster
+(``--launcher ray --ray_address ...``); its runs go to a separate tree (``spec_`` names).
+``collect`` copies each finished run's ``progress.txt`` and ``config.json`` (nothing else)
+to ``docs/benchmarks/mujoco/runs/<scale>/<algo>/<task>/s<seed>/``; ``report`` draws the
+figures with the project's plotter and writes the tables the docs page includes.
+"""
+import argparse
+import json
+import os
+import os.path as osp
+import shutil
+import sys
+
+HERE = osp.dirname(osp.abspath(__file__))
+ROOT = osp.dirname(HERE)
+PAGE_DIR = osp.join(ROOT, "docs", "benchmarks", "mujoco")
+RUNS_DIR = osp.join(PAGE_DIR, "runs")
+REF_DIR = osp.join(PAGE_DIR, "reference")
+IMAGE_DIR = osp.join(ROOT, "docs", "images")
+DEFAULT_DATA = osp.expanduser("~/spinup-mujoco")
+STEPS_PER_EPOCH = 4000
+
+ON_POLICY = ["vpg", "trpo", "ppo"]
+OFF_POLICY = ["ddpg", "td3", "sac"]
+TASKS = ["HalfCheetah", "Hopper", "Walker2d", "Swimmer", "Ant"]
+LONG_TASKS = ["HalfCheetah", "Hopper", "Walker2d"]
+
+# part -> (algorithms, tasks, seeds, steps), for each scale
+SCALES = {
+    "here": {
+        "onpolicy": (ON_POLICY, TASKS, [0, 1, 2], 1_000_000),
+        "offpolicy": (OFF_POLICY, TASKS, [0, 1], 300_000),
+        "long": (["sac", "td3"], LONG_TASKS, [0], 1_000_000),
+    },
+    "spec": {
+        "onpolicy": (ON_POLICY, TASKS, [0, 1, 2], 3_000_000),
+        "offpolicy": (OFF_POLICY, TASKS, list(range(10)), 3_000_000),
+    },
+}
+
+
+def grid_name(scale, part, algo):
+    """The grid's name, which is also the first part of every run directory's name."""
+    suffix = {"onpolicy": "", "offpolicy": "", "long": "-1m"}[part]
+    return ("spec_" if scale == "spec" else "") + algo + suffix
+
+
+def committed_dir(scale, part, algo, task, seed):
+    """Where ``collect`` puts one run's files in the repository."""
+    return osp.join(RUNS_DIR, scale, grid_name("here", part, algo), task, f"s{seed}")
+
+
+def _rows(path):
+    try:
+        with open(path) as f:
+            return max(0, sum(1 for line in f if line.strip()) - 1)
+    except OSError:
+        return 0
+
+
+def plan(scale, parts, algos=None, tasks=None):
+    """Every run of the chosen parts: a list of dicts (scale, part, algo, task, seed, epochs)."""
+    out = []
+    for part in parts:
+        if part not in SCALES[scale]:
+            continue
+        part_algos, part_tasks, seeds, steps = SCALES[scale][part]
+        for algo in part_algos:
+            if algos and algo not in algos:
+                continue
+            for seed in seeds:          # seed slowest: every task gets a first seed early
+                for task in part_tasks:
+                    if tasks and task not in tasks:
+                        continue
+                    out.append(dict(scale=scale, part=part, algo=algo, task=task, seed=seed,
+                                    epochs=steps // STEPS_PER_EPOCH))
+    return out
+
+
+def cmd_run(args):
+    import spinup
+    from spinup.utils import grid_launch
+    from spinup.utils.run_utils import ExperimentGrid
+
+    todo = [r for r in plan(args.scale, args.part, args.algos, args.envs)
+            if _rows(osp.join(committed_dir(**{k: r[k] for k in
+                                               ("scale", "part", "algo", "task", "seed")}),
+                              "progress.txt")) < r["epochs"]]
+    if not todo:
+        print("mujoco: every run of this selection is finished and committed; nothing to do")
+        return 0
+    runs = []
+    # One ExperimentGrid per (part, algo): the names and variants are the grid's own.
+    groups = {}
+    for r in todo:
+        groups.setdefault((r["part"], r["algo"]), []).append(r)
+    for (part, algo), members in groups.items():
+        eg = ExperimentGrid(name=grid_name(args.scale, part, algo))
+        eg.add("env_name", sorted({f"{m['task']}-v5" for m in members}), "", in_name=True)
+        eg.add("seed", sorted({m["seed"] for m in members}))
+        eg.add("epochs", members[0]["epochs"])
+        eg.add("steps_per_epoch", STEPS_PER_EPOCH)
+        wanted = {(f"{m['task']}-v5", m["seed"]) for m in members}
+        variants = [v for v in eg.variants() if (v["env_name"], v["seed"]) in wanted]
+        names = [eg.variant_name(v) for v in variants]
+        runs += grid_launch.plan_runs(getattr(spinup, algo), variants, names, args.data_dir,
+                                      resume=True)
+    order = {(grid_name(args.scale, r["part"], r["algo"]), r["seed"], r["task"]): i
+             for i, r in enumerate(todo)}
+    runs.sort(key=lambda run: order.get(_key_of(run), 0))
+    grid_launch.run_grid(runs, jobs=args.jobs, launcher=args.launcher,
+                         ray_address=args.ray_address)
+    return 0
+
+
+def _key_of(run):
+    exp = run.kwargs["logger_kwargs"]["exp_name"]
+    task = run.kwargs["env_name"].split("-")[0]
+    return exp.split("_")[0], run.kwargs["seed"], task
+
+
+def cmd_collect(args):
+    """Copy finished runs (all epochs logged) from ``--data_dir`` into the repository."""
+    copied = 0
+    for r in plan("here", list(SCALES["here"])) + plan("spec", list(SCALES["spec"])):
+        name = grid_name(r["scale"], r["part"], r["algo"])
+        exp = f"{name}_{r['task']}-v5"
+        src = osp.join(args.data_dir, exp, f"{exp}_s{r['seed']}")
+        dst = committed_dir(r["scale"], r["part"], r["algo"], r["task"], r["seed"])
+        if _rows(osp.join(src, "progress.txt")) < r["epochs"]:
+            continue
+        if _rows(osp.join(dst, "progress.txt")) >= r["epochs"]:
+            continue
+        os.makedirs(dst, exist_ok=True)
+        for fname in ("progress.txt", "config.json"):
+            shutil.copyfile(osp.join(src, fname), osp.join(dst, fname))
+        copied += 1
+        print(f"collected {dst}")
+    print(f"mujoco: {copied} new finished run(s) copied to {osp.relpath(RUNS_DIR, ROOT)}")
+    return 0
+
+
+# ---- report: figures and tables ----
+
+def _load(scale="here"):
+    """All committed runs as one pandas table: algo, task, seed, steps, perf, Time."""
+    import pandas as pd
+    frames = []
+    base = osp.join(RUNS_DIR, scale)
+    for algo in sorted(os.listdir(base)) if osp.isdir(base) else []:
+        for task in sorted(os.listdir(osp.join(base, algo))):
+            for sdir in sorted(os.listdir(osp.join(base, algo, task))):
+                t = pd.read_table(osp.join(base, algo, task, sdir, "progress.txt"))
+                perf = "AverageTestEpRet" if "AverageTestEpRet" in t else "AverageEpRet"
+                frames.append(pd.DataFrame(dict(
+                    algo=algo, task=task, seed=int(sdir[1:]), steps=t["TotalEnvInteracts"],
+                    perf=t[perf], time=t["Time"])))
+    return pd.concat(frames, ignore_index=True) if frames else None
+
+
+def _load_reference():
+    import pandas as pd
+    ref = pd.read_table(osp.join(REF_DIR, "spinningup-mujoco-3M.tsv"))
+    ref["task"] = ref["env"].str.replace("-v2", "", regex=False)
+    ref["perf"] = ref["AverageTestEpRet"].where(ref["algo"] != "ppo", ref["AverageEpRet"])
+    return ref.rename(columns={"TotalEnvInteracts": "steps"})
+
+
+def _at(table, steps, window=20_000):
+    """Each seed's performance averaged over the evaluations in (steps - window, steps]."""
+    near = table[(table["steps"] > steps - window) & (table["steps"] <= steps)]
+    if near.empty or table["steps"].max() < steps:
+        return None
+    return near.groupby("seed")["perf"].mean()
+
+
+def _cell(values):
+    if values is None:
+        return "--"
+    return f"{values.mean():.0f} ± {values.std(ddof=0):.0f} ({len(values)})"
+
+
+def cmd_report(args):
+    """Write docs/benchmarks/mujoco/table.rst, hours.rst and one figure per task."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from spinup.utils.plot import get_datasets, plot_data
+
+    ours, ref = _load(), _load_reference()
+    if ours is None:
+        print("mujoco: no committed runs yet")
+        return 1
+    lines = [".. list-table:: Performance at 300k and 1M steps: mean ± std over seeds (number "
+             "of seeds); ours on ``-v5``, Spinning Up's on ``-v2``",
+             "   :header-rows: 1", "", "   * - algorithm", "     - task",
+             "     - ours 300k", "     - reference 300k", "     - ours 1M", "     - reference 1M"]
+    below = []
+    for algo in ON_POLICY + OFF_POLICY:
+        for task in TASKS:
+            mine = ours[(ours.algo == algo) & (ours.task == task)]
+            theirs = ref[(ref.algo == algo) & (ref.task == task)]
+            if mine.empty:
+                continue
+            row = [algo.upper(), task]
+            for steps in (300_000, 1_000_000):
+                a, b = _at(mine, steps), _at(theirs, steps)
+                if a is None and not (steps == 1_000_000 and algo in ("sac", "td3")):
+                    pass
+                if algo in ("sac", "td3") and steps == 1_000_000:
+                    long = ours[(ours.algo == algo + "-1m") & (ours.task == task)]
+                    a = _at(long, steps) if not long.empty else None
+                row += [_cell(a), _cell(b) if not theirs.empty else "n/a"]
+                if a is not None and b is not None and a.mean() < b.mean() - b.std(ddof=0):
+                    below.append(f"{algo} {task} {steps // 1000}k")
+            lines += ["   * - " + row[0]] + ["     - " + c for c in row[1:]]
+    with open(osp.join(PAGE_DIR, "table.rst"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("below the reference band:", ", ".join(below) or "none")
+
+    hours = [".. list-table:: Hours per 1M steps on this machine (one core per run; median "
+             "over runs, two runs at a time)", "   :header-rows: 1", "",
+             "   * - algorithm", "     - hours per 1M steps", "     - runs"]
+    for algo in ON_POLICY + OFF_POLICY:
+        per_run = []
+        for (a, task, seed), t in ours[ours.algo.isin([algo, algo + "-1m"])].groupby(
+                ["algo", "task", "seed"]):
+            per_run.append(t["time"].max() / 3600 / (t["steps"].max() / 1e6))
+        if per_run:
+            hours += [f"   * - {algo.upper()}", f"     - {sorted(per_run)[len(per_run) // 2]:.2f}",
+                      f"     - {len(per_run)}"]
+    with open(osp.join(PAGE_DIR, "hours.rst"), "w") as f:
+        f.write("\n".join(hours) + "\n")
+
+    # One figure per task, drawn by spinup.utils.plot from the committed directories.
+    for task in TASKS:
+        fig, axes = plt.subplots(1, 2, figsize=(12, 4.2), sharey=True)
+        for ax, algos, title in ((axes[0], ON_POLICY, "on-policy"),
+                                 (axes[1], OFF_POLICY, "off-policy")):
+            data = []
+            for algo in algos:
+                for variant in (algo, algo + "-1m"):
+                    d = osp.join(RUNS_DIR, "here", variant, task)
+                    if osp.isdir(d):
+                        data += get_datasets(d, condition=f"spinup {variant}")
+                d = osp.join(REF_DIR, "runs", algo, task)
+                if osp.isdir(d):
+                    data += [t[t["TotalEnvInteracts"] <= 1_000_000]
+                             for t in get_datasets(d, condition=f"Spinning Up {algo} (-v2)")]
+            if data:
+                plot_data(data, xaxis="TotalEnvInteracts", value="Performance", smooth=3,
+                          ax=ax)
+            ax.set_title(f"{task}: {title}")
+            ax.set_xlim(0, 1_000_000)
+        fig.tight_layout()
+        fig.savefig(osp.join(IMAGE_DIR, f"mujoco_{task.lower()}.png"), dpi=80)
+        plt.close(fig)
+    return 0
+
+
+def cmd_reference(args):
+    """Turn the reference TSV into progress.txt/config.json directories the plotter reads."""
+    import pandas as pd
+    ref = pd.read_table(osp.join(REF_DIR, "spinningup-mujoco-3M.tsv"))
+    for (algo, env, seed), t in ref.groupby(["algo", "env", "seed"]):
+        task = env.replace("-v2", "")
+        if task not in TASKS:
+            continue
+        d = osp.join(REF_DIR, "runs", algo, task, f"s{seed}")
+        os.makedirs(d, exist_ok=True)
+        cols = ["Epoch", "TotalEnvInteracts", "AverageEpRet"] + (
+            ["AverageTestEpRet"] if algo != "ppo" else [])
+        t[cols].to_csv(osp.join(d, "progress.txt"), sep="\t", index=False)
+        with open(osp.join(d, "config.json"), "w") as f:
+            json.dump({"exp_name": f"spinningup_{algo}_{task}", "source": "see README"}, f)
+    return 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="benchmarks/mujoco.py", description=__doc__.split(
+        "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run (or continue) the benchmark's grids")
+    run.add_argument("--scale", choices=list(SCALES), default="here")
+    run.add_argument("--part", nargs="+", default=["onpolicy", "offpolicy", "long"],
+                     choices=["onpolicy", "offpolicy", "long"])
+    run.add_argument("--algos", nargs="+", choices=ON_POLICY + OFF_POLICY)
+    run.add_argument("--envs", nargs="+", choices=TASKS)
+    run.add_argument("--jobs", default="auto", help="runs at once on this machine")
+    run.add_argument("--launcher", default="local", choices=["local", "ray"])
+    run.add_argument("--ray_address")
+    run.add_argument("--data_dir", default=DEFAULT_DATA)
+    col = sub.add_parser("collect", help="copy finished runs into docs/benchmarks/mujoco/runs")
+    col.add_argument("--data_dir", default=DEFAULT_DATA)
+    sub.add_parser("report", help="write the page's figures and tables")
+    sub.add_parser("reference", help="unpack the reference TSV for the plotter")
+    args = parser.parse_args(argv)
+    if getattr(args, "jobs", None) not in (None, "auto"):
+        args.jobs = int(args.jobs)
+    return {"run": cmd_run, "collect": cmd_collect, "report": cmd_report,
+            "reference": cmd_reference}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
