@@ -90,10 +90,10 @@ def plan(scale, parts, algos=None, tasks=None):
         if part not in SCALES[scale]:
             continue
         part_algos, part_tasks, seeds, steps = SCALES[scale][part]
-        for algo in part_algos:
-            if algos and algo not in algos:
-                continue
-            for seed in seeds:          # seed slowest: every task gets a first seed early
+        for seed in seeds:      # seed slowest: every algorithm and task gets a first seed early
+            for algo in part_algos:
+                if algos and algo not in algos:
+                    continue
                 for task in part_tasks:
                     if tasks and task not in tasks:
                         continue
@@ -146,10 +146,11 @@ def _key_of(run):
 
 def cmd_collect(args):
     """Copy finished runs (all epochs logged) from ``--data_dir`` into the repository."""
+    from spinup.utils.run_utils import valid_str
     copied = 0
     for r in plan("here", list(SCALES["here"])) + plan("spec", list(SCALES["spec"])):
         name = grid_name(r["scale"], r["part"], r["algo"])
-        exp = f"{name}_{r['task']}-v5"
+        exp = valid_str(f"{name}_{r['task']}-v5")   # as ExperimentGrid names it
         src = osp.join(args.data_dir, exp, f"{exp}_s{r['seed']}")
         dst = committed_dir(r["scale"], r["part"], r["algo"], r["task"], r["seed"])
         if _rows(osp.join(src, "progress.txt")) < r["epochs"]:
