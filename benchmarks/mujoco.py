@@ -324,8 +324,17 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if getattr(args, "jobs", None) not in (None, "auto"):
         args.jobs = int(args.jobs)
-    return {"run": cmd_run, "collect": cmd_collect, "report": cmd_report,
-            "reference": cmd_reference}[args.command](args)
+    from spinup.utils.grid_launch import GridError
+    from spinup.utils.run_utils import LaunchError
+    try:
+        return {"run": cmd_run, "collect": cmd_collect, "report": cmd_report,
+                "reference": cmd_reference}[args.command](args)
+    except KeyboardInterrupt:
+        print("mujoco: interrupted; the same command continues where the runs stopped")
+        return 130
+    except (GridError, LaunchError, FileExistsError) as e:
+        print(f"mujoco: {e}")
+        return 1
 
 
 if __name__ == "__main__":
