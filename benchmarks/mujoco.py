@@ -6,6 +6,7 @@
                                     [--data_dir DIR]
     python benchmarks/mujoco.py collect [--data_dir DIR]     # copy finished runs into the repo
     python benchmarks/mujoco.py report                       # figures + tables for the docs page
+    python benchmarks/mujoco.py speed                        # hours per 1M steps (idle machine)
 
 ``run`` builds one ``ExperimentGrid`` per algorithm and part (tasks x seeds, every other
 argument at the algorithm's default, ``steps_per_epoch`` 4000) and runs all of them through
@@ -207,7 +208,7 @@ def _cell(values):
 
 
 def cmd_report(args):
-    """Write docs/benchmarks/mujoco/table.rst, hours.rst and one figure per task."""
+    """Write docs/benchmarks/mujoco/{table,status}.inc and one figure per task."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -225,39 +226,21 @@ def cmd_report(args):
     below = []
     for algo in ON_POLICY + OFF_POLICY:
         for task in TASKS:
-            mine = ours[(ours.algo == algo) & (ours.task == task)]
             theirs = ref[(ref.algo == algo) & (ref.task == task)]
-            if mine.empty:
-                continue
             row = [algo.upper(), task]
             for steps in (300_000, 1_000_000):
+                # 1M steps of TD3 and SAC come from the long part (seed 0 only).
+                name = algo + "-1m" if algo in ("sac", "td3") and steps > 300_000 else algo
+                mine = ours[(ours.algo == name) & (ours.task == task)]
                 a, b = _at(mine, steps), _at(theirs, steps)
-                if a is None and not (steps == 1_000_000 and algo in ("sac", "td3")):
-                    pass
-                if algo in ("sac", "td3") and steps == 1_000_000:
-                    long = ours[(ours.algo == algo + "-1m") & (ours.task == task)]
-                    a = _at(long, steps) if not long.empty else None
                 row += [_cell(a), _cell(b) if not theirs.empty else "n/a"]
                 if a is not None and b is not None and a.mean() < b.mean() - b.std(ddof=0):
                     below.append(f"{algo} {task} {steps // 1000}k")
             lines += ["   * - " + row[0]] + ["     - " + c for c in row[1:]]
-    with open(osp.join(PAGE_DIR, "table.rst"), "w") as f:
+    with open(osp.join(PAGE_DIR, "table.inc"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("below the reference band:", ", ".join(below) or "none")
-
-    hours = [".. list-table:: Hours per 1M steps on this machine (one core per run; median "
-             "over runs, two runs at a time)", "   :header-rows: 1", "",
-             "   * - algorithm", "     - hours per 1M steps", "     - runs"]
-    for algo in ON_POLICY + OFF_POLICY:
-        per_run = []
-        for (a, task, seed), t in ours[ours.algo.isin([algo, algo + "-1m"])].groupby(
-                ["algo", "task", "seed"]):
-            per_run.append(t["time"].max() / 3600 / (t["steps"].max() / 1e6))
-        if per_run:
-            hours += [f"   * - {algo.upper()}", f"     - {sorted(per_run)[len(per_run) // 2]:.2f}",
-                      f"     - {len(per_run)}"]
-    with open(osp.join(PAGE_DIR, "hours.rst"), "w") as f:
-        f.write("\n".join(hours) + "\n")
+    _write_status(ours)
 
     # One figure per task, drawn by spinup.utils.plot from the committed directories.
     for task in TASKS:
@@ -277,12 +260,63 @@ def cmd_report(args):
             if data:
                 plot_data(data, xaxis="TotalEnvInteracts", value="Performance", smooth=3,
                           ax=ax)
+            for line in ax.get_lines() + ax.get_legend().get_lines() if data else []:
+                if line.get_label().startswith("Spinning Up"):
+                    line.set_linestyle("--")        # the reference: dashed
             ax.set_title(f"{task}: {title}")
             ax.set_xlim(0, 1_000_000)
         fig.tight_layout()
         fig.savefig(osp.join(IMAGE_DIR, f"mujoco_{task.lower()}.png"), dpi=80)
         plt.close(fig)
     return 0
+
+
+def cmd_speed(args):
+    """Hours per 1M steps of each algorithm, measured one run at a time (idle machine only).
+
+    Each algorithm runs ``--epochs`` epochs of its defaults on ``--env`` with one torch
+    thread; the speed is taken from the ``Time`` column over the last two epochs, where
+    the off-policy algorithms already update (``start_steps`` 10000 = 2.5 epochs) and
+    run their 10 test episodes, as in every later epoch of a real run.
+    """
+    import tempfile
+
+    import gymnasium as gym
+    import pandas as pd
+    import torch
+
+    import spinup
+    torch.set_num_threads(1)
+    lines = [".. list-table:: Hours per 1M environment steps, one run alone on an idle core "
+             f"({args.env}-v5, defaults; ``python benchmarks/mujoco.py speed``)",
+             "   :header-rows: 1", "", "   * - algorithm", "     - hours per 1M steps"]
+    for algo in args.algos or ON_POLICY + OFF_POLICY:
+        with tempfile.TemporaryDirectory() as out:
+            getattr(spinup, algo)(lambda: gym.make(f"{args.env}-v5"), seed=0,
+                                  epochs=args.epochs, logger_kwargs=dict(output_dir=out))
+            t = pd.read_table(osp.join(out, "progress.txt"))
+        seconds = (t["Time"].iloc[-1] - t["Time"].iloc[-3]) / 2
+        hours = seconds / STEPS_PER_EPOCH * 1e6 / 3600
+        print(f"{algo}: {hours:.2f} h per 1M steps", flush=True)
+        lines += [f"   * - {algo.upper()}", f"     - {hours:.2f}"]
+    with open(osp.join(PAGE_DIR, "hours.inc"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _write_status(ours):
+    """How much of the ``here`` protocol is committed, per part and algorithm."""
+    lines = [".. list-table:: Runs committed so far (of the protocol above)", "   :header-rows: 1",
+             "", "   * - part", "     - algorithm", "     - finished runs", "     - planned"]
+    for part, (algos, tasks, seeds, steps) in SCALES["here"].items():
+        for algo in algos:
+            name = grid_name("here", part, algo)
+            done = sum(_rows(osp.join(RUNS_DIR, "here", name, t, f"s{s}", "progress.txt"))
+                       >= steps // STEPS_PER_EPOCH for t in tasks for s in seeds)
+            lines += [f"   * - {part}", f"     - {name.upper()}", f"     - {done}",
+                      f"     - {len(tasks) * len(seeds)}"]
+    with open(osp.join(PAGE_DIR, "status.inc"), "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def cmd_reference(args):
@@ -321,6 +355,10 @@ def main(argv=None):
     col.add_argument("--data_dir", default=DEFAULT_DATA)
     sub.add_parser("report", help="write the page's figures and tables")
     sub.add_parser("reference", help="unpack the reference TSV for the plotter")
+    speed = sub.add_parser("speed", help="hours per 1M steps per algorithm (idle machine!)")
+    speed.add_argument("--algos", nargs="+", choices=ON_POLICY + OFF_POLICY)
+    speed.add_argument("--env", default="HalfCheetah", choices=TASKS)
+    speed.add_argument("--epochs", type=int, default=5)
     args = parser.parse_args(argv)
     if getattr(args, "jobs", None) not in (None, "auto"):
         args.jobs = int(args.jobs)
@@ -328,7 +366,7 @@ def main(argv=None):
     from spinup.utils.run_utils import LaunchError
     try:
         return {"run": cmd_run, "collect": cmd_collect, "report": cmd_report,
-                "reference": cmd_reference}[args.command](args)
+                "reference": cmd_reference, "speed": cmd_speed}[args.command](args)
     except KeyboardInterrupt:
         print("mujoco: interrupted; the same command continues where the runs stopped")
         return 130
