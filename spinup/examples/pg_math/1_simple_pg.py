@@ -22,16 +22,22 @@ improve): it is built so that its gradient, on fresh data from the current polic
 minus a sample estimate of grad J. Works for any gymnasium task with a Box observation
 space and a Discrete action space.
 
-Background: Spinning Up's "Intro to Policy Optimization", part 3
-(https://spinningup.openai.com/en/latest/spinningup/rl_intro3.html).
+With ``--exp_name NAME`` the script also writes ``progress.txt`` and ``config.json``
+(under ``--data_dir``, default ``data/``) for ``python -m spinup.run plot``.
+
+docs/intro/policy_optimization.rst derives the gradient and walks through this file.
 """
 import argparse
 import sys
+import time
 
 import gymnasium as gym
 import numpy as np
 import torch
 from torch import nn
+
+from spinup.utils.logx import EpochLogger
+from spinup.utils.run_utils import setup_logger_kwargs
 
 
 def mlp(sizes, activation=nn.Tanh, output_activation=nn.Identity):
@@ -58,7 +64,7 @@ def episode_return_weights(rews):
 
 
 def train(env_name="CartPole-v1", hidden_sizes=[32], lr=1e-2, epochs=50, batch_size=5000,
-          seed=0):
+          seed=0, logger_kwargs=None):
     """Train a categorical MLP policy with the simplest policy gradient.
 
     Args:
@@ -68,6 +74,10 @@ def train(env_name="CartPole-v1", hidden_sizes=[32], lr=1e-2, epochs=50, batch_s
         epochs (int): number of policy updates.
         batch_size (int): an epoch stops at the first episode end past this many steps.
         seed (int): seeds torch and the first reset of the environment.
+        logger_kwargs (dict or None): if given, an ``EpochLogger`` built from it writes
+            ``config.json`` and one ``progress.txt`` row per epoch (columns Epoch,
+            AverageEpRet, StdEpRet, MaxEpRet, MinEpRet, EpLen, LossPi,
+            TotalEnvInteracts, Time); ``None`` only prints.
 
     Returns:
         list of float: the mean episode return of each epoch's batch.
@@ -82,6 +92,14 @@ def train(env_name="CartPole-v1", hidden_sizes=[32], lr=1e-2, epochs=50, batch_s
         raise ValueError(f"1_simple_pg: {env_name} needs a Box observation space and a Discrete "
                          f"action space, not {type(env.observation_space).__name__} and "
                          f"{type(env.action_space).__name__}")
+    logger = None
+    if logger_kwargs is not None:  # optional: files for the plotter
+        logger = EpochLogger(**logger_kwargs)
+        logger.save_config(dict(env_name=env_name, hidden_sizes=hidden_sizes, lr=lr,
+                                epochs=epochs, batch_size=batch_size, seed=seed))
+    start_time, total_steps = time.time(), 0
+
+    # Step 1: the policy, a categorical distribution over the network's logits.
     logits_net = mlp([env.observation_space.shape[0], *hidden_sizes, int(env.action_space.n)])
     opt = torch.optim.Adam(logits_net.parameters(), lr=lr)
 
@@ -91,7 +109,7 @@ def train(env_name="CartPole-v1", hidden_sizes=[32], lr=1e-2, epochs=50, batch_s
 
     history = []
     for epoch in range(epochs):
-        # Roll out whole episodes; one row per step in each list.
+        # Step 2: roll out whole episodes; one row per step in each list.
         obs_rows, act_rows, w_rows = [], [], []
         ep_returns, ep_lengths, ep_rews = [], [], []
         obs, _ = env.reset(seed=seed if epoch == 0 else None)
@@ -110,23 +128,36 @@ def train(env_name="CartPole-v1", hidden_sizes=[32], lr=1e-2, epochs=50, batch_s
             (obs, _), ep_rews = env.reset(), []
             if len(obs_rows) > batch_size:
                 break
+        total_steps += len(obs_rows)
 
-        # One gradient step on the surrogate L(theta).
+        # Step 3: one gradient step on the surrogate L(theta).
         logp = policy(torch.from_numpy(np.stack(obs_rows))).log_prob(torch.tensor(act_rows))
         surrogate = -(logp * torch.tensor(w_rows, dtype=torch.float32)).mean()
         opt.zero_grad()
         surrogate.backward()
         opt.step()
 
+        # Step 4: report the epoch.
         history.append(float(np.mean(ep_returns)))
-        print(f"epoch {epoch:3d}   surrogate {surrogate.item():9.3f}   "
-              f"mean return {history[-1]:8.2f}   mean length {np.mean(ep_lengths):7.1f}")
+        if logger is None:
+            print(f"epoch {epoch:3d}   surrogate {surrogate.item():9.3f}   "
+                  f"mean return {history[-1]:8.2f}   mean length {np.mean(ep_lengths):7.1f}")
+        else:  # the logger prints its own progress line
+            logger.store(EpRet=ep_returns, EpLen=ep_lengths)
+            logger.log_tabular("Epoch", epoch)
+            logger.log_tabular("EpRet", with_min_and_max=True)
+            logger.log_tabular("EpLen", average_only=True)
+            logger.log_tabular("LossPi", surrogate.item())
+            logger.log_tabular("TotalEnvInteracts", total_steps)
+            logger.log_tabular("Time", time.time() - start_time)
+            logger.dump_tabular()
     return history
 
 
 def main(argv=None):
     """Command line: ``--env`` (or ``--env_name``), ``--lr``, ``--epochs``,
-    ``--batch_size``, ``--seed``."""
+    ``--batch_size``, ``--seed``, and ``--exp_name`` / ``--data_dir`` to also write
+    ``progress.txt`` and ``config.json`` to ``data_dir/exp_name/exp_name_s<seed>``."""
     cli = argparse.ArgumentParser(
         description="the simplest policy gradient on a discrete-action task")
     cli.add_argument("--env_name", "--env", default="CartPole-v1")
@@ -134,12 +165,19 @@ def main(argv=None):
     cli.add_argument("--epochs", type=int, default=50)
     cli.add_argument("--batch_size", type=int, default=5000)
     cli.add_argument("--seed", type=int, default=0)
+    cli.add_argument("--exp_name", default=None,
+                     help="also write progress.txt and config.json for this experiment")
+    cli.add_argument("--data_dir", default=None,
+                     help="where --exp_name's directory goes (default: spinup's data dir)")
     opts = cli.parse_args(argv)
     print("Simplest policy gradient: each step is weighted by R(tau), its episode's return.\n")
     try:
+        logger_kwargs = None
+        if opts.exp_name is not None:
+            logger_kwargs = setup_logger_kwargs(opts.exp_name, opts.seed, opts.data_dir)
         train(env_name=opts.env_name, lr=opts.lr, epochs=opts.epochs,
-              batch_size=opts.batch_size, seed=opts.seed)
-    except (ValueError, gym.error.Error) as exc:  # wrong or unknown environment
+              batch_size=opts.batch_size, seed=opts.seed, logger_kwargs=logger_kwargs)
+    except (ValueError, OSError, gym.error.Error) as exc:  # bad environment, name or directory
         print(f"{cli.prog}: error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
 
