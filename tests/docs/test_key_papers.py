@@ -90,6 +90,8 @@ def test_entry_fields(label):
     assert re.fullmatch(r"\d{4}", e["Year"]), f"{label}: year {e['Year']!r}"
     assert 1950 <= int(e["Year"]) <= 2026
     assert e["Authors"] and e["Venue"] and len(e["Why"].split()) >= 6
+    # a leading initial ("V. Mnih") would be read as an enumerated list item: escape it
+    assert not re.match(r"^[A-Za-z]\. ", e["Authors"]), f"{label}: write the first initial as X\\."
     if e["ID"] == "none":
         assert label in NO_IDENTIFIER, f"{label}: needs an arXiv id or a DOI"
         assert e.get("Link", "").startswith(("http://", "https://")), f"{label}: needs a :Link:"
