@@ -128,3 +128,15 @@ def test_sac_log_alpha_start_matches_the_code():
     assert "np.log(alpha_0)" in source
     text = " ".join((DOCS / "algorithms" / "sac.rst").read_text(encoding="utf-8").split())
     assert "starts at 0 (:math:`\\alpha = 1`) for ``alpha='auto'``" in text
+
+
+def test_sac_pendulum_claim_names_the_settings_of_the_runs_it_cites():
+    """The -200 claim quotes benchmark runs made with ``--start_steps 1000``, not the default."""
+    from spinup import sac
+    assert inspect.signature(sac).parameters["start_steps"].default == 10000
+    text = " ".join((DOCS / "algorithms" / "sac.rst").read_text(encoding="utf-8").split())
+    claim = re.search(r"- ``TestEpRet``: .*?- ``EpLen``", text)
+    assert claim and "−200" in claim.group(0), "sac.rst TestEpRet bullet moved"
+    assert "``--start_steps 1000``" in claim.group(0)
+    bench = " ".join((DOCS / "benchmarks" / "offpolicy.rst").read_text(encoding="utf-8").split())
+    assert "--start_steps 1000" in bench
