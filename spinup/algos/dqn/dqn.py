@@ -25,7 +25,7 @@ marks a step that depends on it):
 .. code-block:: none
 
     1. Input: Q-network Q_θ ([dueling]: trunk with V and A heads), empty replay buffer D
-       ([prioritized_replay]: with a sum-tree of priorities, p_max ← 1)
+       ([prioritized_replay]: with a sum-tree of p^per_alpha, p_max ← 1)
     2. Target copy θ_targ ← θ
     3. for t = 0, 1, ..., T − 1, T = epochs · steps_per_epoch do
     4.     ε ← eps_start + min(t / eps_decay_steps, 1) · (eps_end − eps_start); a ← a uniform action
@@ -35,17 +35,17 @@ marks a step that depends on it):
            with priority p_max); s ← s′; if the episode is over: log EpRet, EpLen; reset
     7.     if t ≥ update_after and t mod update_every = 0 then  (one gradient step)
     8.         Sample a batch B of batch_size indices i: uniformly, or [prioritized_replay] one per
-               stratum with P(i) = p_i / Σ_k p_k, w_i = (N P(i))^(−β) / max_B w,
+               stratum with P(i) = p_i^α / Σ_k p_k^α (α = per_alpha), w_i = (N P(i))^(−β) / max_B w,
                β = per_beta + (1 − per_beta) · min(t / T, 1)
     9.         For each i: R_i = Σ_{k<m} γ^k r_{i+k} with m ≤ n_step, stopping after an entry marked
-               end or before the newest entry; s′_i and d_i come from entry i + m − 1
+               end or at the newest entry (included); s′_i and d_i come from entry i + m − 1
     10.        y_i ← R_i + γ^m (1 − d_i) Q_θtarg(s′_i, a*_i), a*_i = argmax_a Q_θtarg(s′_i, a),
                or [double] a*_i = argmax_a Q_θ(s′_i, a); computed without gradient
     11.        [anneal_lr] step size ← lr · (1 − t / T); one Adam step on
                (1/|B|) Σ_B w_i ℓ(Q_θ(s_i, a_i) − y_i), ℓ Huber or square (huber), w_i = 1 without
                prioritized_replay, gradient norm clipped to max_grad_norm (unless None)
-    12.        [prioritized_replay] p_i ← (|Q_θ(s_i, a_i) − y_i| + per_eps)^per_alpha, with the TD
-               error from before the step; p_max ← max(p_max, p_i)
+    12.        [prioritized_replay] p_i ← |Q_θ(s_i, a_i) − y_i| + per_eps, TD error from before
+               the step; the tree stores p_i^per_alpha; p_max ← max(p_max, p_i^per_alpha)
     13.        [polyak set] θ_targ ← ρ θ_targ + (1 − ρ) θ, ρ = polyak
     14.    [polyak None] if (t + 1) mod target_update_every = 0: θ_targ ← θ
     15.    if t + 1 is a multiple of steps_per_epoch: save the model, run num_test_episodes
@@ -132,9 +132,9 @@ class ReplayBuffer:
         For each ``i``, ``m <= n_step`` rewards are summed:
         ``ret = sum_{k<m} gamma^k r_{i+k}``, and the target bootstraps from
         ``obs2 = s'_{i+m-1}`` with ``done = d_{i+m-1}`` and discount ``disc =
-        gamma^m``. The sum stops early after a transition marked ``end``, and before
-        slot ``ptr``: that slot is either still empty or, once the buffer has wrapped,
-        older than ``i``.
+        gamma^m``. The sum stops early after a transition marked ``end``, and at the
+        newest transition (slot ``ptr - 1``, included): the next slot, ``ptr``, is
+        either still empty or, once the buffer has wrapped, older than ``i``.
 
         Returns a dict of tensors: ``obs``, ``obs2`` ``(B, *obs_dim)``; ``act`` ``(B,)``
         int64; ``ret``, ``done``, ``disc`` ``(B,)`` float32.
@@ -194,7 +194,8 @@ class PrioritizedReplayBuffer(ReplayBuffer):
         return batch
 
     def update_priorities(self, idxs, td_errors):
-        """[DQN line 12] ``p_i <- (|delta_i| + eps)^alpha`` for the replayed slots."""
+        """[DQN line 12] ``p_i <- |delta_i| + eps`` for the replayed slots; the tree
+        stores ``p_i^alpha`` (so does ``max_priority``)."""
         priorities = (np.abs(td_errors) + self.eps) ** self.alpha
         self.tree.update(idxs, priorities)
         self.max_priority = max(self.max_priority, float(priorities.max()))
