@@ -317,7 +317,7 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             obs, ep_ret, ep_len = restore_episode(env, state["episode"])
             restore_rng_state(state["rng"])
             start_time = time.time() - state["elapsed"]
-            logger.keep_rows(state["epoch"])
+            logger.keep_rows(state["epoch"], state.get("table"))
             return state["epoch"]
 
         # ---- Losses: compute_loss above [A2C line 12] ----

@@ -323,7 +323,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             o, ep_ret, ep_len = restore_episodes("ppo", sub_envs, state["episode"])
             restore_rng_state(state["rng"])
             start_time = time.time() - state["elapsed"]
-            logger.keep_rows(state["epoch"])
+            logger.keep_rows(state["epoch"], state.get("table"))
             return state["epoch"]
 
         # ---- Losses ----

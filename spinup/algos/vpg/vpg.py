@@ -288,7 +288,7 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             o, ep_ret, ep_len = restore_episode(env, state["episode"])
             restore_rng_state(state["rng"])
             start_time = time.time() - state["elapsed"]
-            logger.keep_rows(state["epoch"])
+            logger.keep_rows(state["epoch"], state.get("table"))
             return state["epoch"]
 
         # ---- Losses ----
