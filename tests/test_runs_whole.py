@@ -144,3 +144,216 @@ def test_resume_from_a_checkpoint_without_table_refuses_a_cut_table(tmp_path):
     with pytest.raises(ValueError, match=r"progress.txt lacks complete rows for epochs 2-3"):
         tiny_ppo(run, 5, resume=True)
     assert {name: (run / name).read_bytes() for name in before} == before
+
+
+# ---- plot: each run once, every skipped run named ----
+
+GOOD = "Epoch\tTotalEnvInteracts\tAverageEpRet\tLossPi\n0\t100\t1.0\t0.5\n1\t200\t2.0\t0.4\n"
+
+
+def _plot_run(root, name, text=GOOD):
+    run_dir = root / name
+    run_dir.mkdir(parents=True)
+    (run_dir / "progress.txt").write_text(text)
+    (run_dir / "config.json").write_text('{"exp_name": "%s"}' % name.split("/")[0])
+    return run_dir
+
+
+def test_api_plot_takes_a_run_once_when_prefixes_overlap(tmp_path, capsys):
+    from spinup.utils.plot import get_all_datasets
+    _plot_run(tmp_path, "g/g_s0")
+    _plot_run(tmp_path, "gj/gj_s0")
+    data = get_all_datasets([str(tmp_path / "g"), str(tmp_path / "gj"), str(tmp_path) + "/"])
+    assert sorted(run.attrs["path"] for run in data) == [
+        str(tmp_path / "g/g_s0/progress.txt"), str(tmp_path / "gj/gj_s0/progress.txt")]
+    assert "already included" in capsys.readouterr().out
+
+
+def test_cli_plot_names_a_run_without_the_column(tmp_path):
+    _plot_run(tmp_path, "ppo/ppo_s0")
+    dqn = _plot_run(tmp_path, "dqn/dqn_s0", "Epoch\tTotalEnvInteracts\tAverageEpRet\tLossQ\n0\t100\t1.0\t0.5\n")
+    proc = run_cli("plot", tmp_path / "ppo", tmp_path / "dqn", "-y", "LossPi", "--savefig",
+                   tmp_path / "f.png")
+    assert f"Skipping {dqn / 'progress.txt'} for LossPi: it has no LossPi column" in proc.stdout
+    assert (tmp_path / "f.png").stat().st_size > 1000
+
+
+# ---- Grid --resume compares each variant with its run; config.json must be an object ----
+
+import hashlib  # noqa: E402
+
+from spinup.utils.run_utils import ExperimentGrid, LaunchError  # noqa: E402
+
+GRID = ["ppo", "--env", "CartPole-v1", "--steps_per_epoch", 200, "--hid", "[8]",
+        "--train_pi_iters", 2, "--train_v_iters", 2, "--seed", 0, 10]
+
+
+def hashes(directory):
+    return {os.path.relpath(os.path.join(d, n), directory):
+            hashlib.sha256(open(os.path.join(d, n), "rb").read()).hexdigest()
+            for d, _, names in os.walk(directory) for n in names}
+
+
+@pytest.fixture(scope="module")
+def finished_grid(tmp_path_factory):
+    data = tmp_path_factory.mktemp("grid")
+    run_cli(*GRID, "--epochs", 1, "--data_dir", data, "--jobs", 1)
+    return data
+
+
+def test_cli_grid_resume_with_a_changed_flag_is_one_line_and_changes_nothing(finished_grid):
+    before = hashes(finished_grid)
+    proc = run_cli(*GRID, "--epochs", 2, "--pi_lr", 0.01, "--data_dir", finished_grid,
+                   "--resume", check=False)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    line, = proc.stderr.strip().splitlines()
+    assert "cmd_ppo_s0 was started with other arguments: pi_lr 0.01" in line
+    assert "(the run has 0.0003)" in line
+    assert hashes(finished_grid) == before
+
+
+def test_api_grid_resume_with_a_changed_value_is_refused(finished_grid):
+    grid = ExperimentGrid("cmd_ppo")
+    for key, value in [("env_name", "CartPole-v1"), ("steps_per_epoch", 200),
+                       ("ac_kwargs:hidden_sizes", [(8,)]), ("train_pi_iters", 2),
+                       ("train_v_iters", 2), ("seed", [0, 10]), ("epochs", 2),
+                       ("gamma", 0.9)]:
+        grid.add(key, value)
+    before = hashes(finished_grid)
+    with pytest.raises(LaunchError, match=r"gamma 0.9 \(the run has 0.99\)"):
+        grid.run(spinup.ppo, data_dir=str(finished_grid), resume=True)
+    assert hashes(finished_grid) == before
+
+
+@pytest.mark.parametrize("content, words", [("{not json", "cannot read"),
+                                            ("[1, 2]", "holds a JSON list")])
+def test_corrupt_or_non_object_config_is_one_line(tmp_path, content, words):
+    data = tmp_path / "d"
+    run_cli(*GRID[:-1], "--epochs", 1, "--data_dir", data)   # seed 0 only
+    run = data / "cmd_ppo" / "cmd_ppo_s0"
+    (run / "config.json").write_text(content)
+    before = hashes(data)
+    for args in (["ppo", "--resume", run], [*GRID[:-1], "--epochs", 2, "--data_dir", data,
+                                            "--resume"]):
+        proc = run_cli(*args, check=False)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        line, = proc.stderr.strip().splitlines()
+        assert str(run / "config.json") in line and words in line
+    with pytest.raises(LaunchError, match=words):
+        grid = ExperimentGrid("cmd_ppo")
+        grid.add("env_name", "CartPole-v1")
+        grid.run(spinup.ppo, data_dir=str(data), resume=True)
+    assert hashes(data) == before
+
+
+# ---- SIGINT to the launcher alone (kill -INT PID) stops its experiments ----
+
+import re  # noqa: E402
+import signal  # noqa: E402
+
+from conftest import ROOT  # noqa: E402
+
+LONG = ["--env", "CartPole-v1", "--epochs", 300, "--steps_per_epoch", 400, "--hid", "[8]",
+        "--train_pi_iters", 2, "--train_v_iters", 2]
+
+
+def _descendants(pid):
+    found, todo = [], [pid]
+    while todo:
+        here = todo.pop()
+        try:
+            with open(f"/proc/{here}/task/{here}/children") as f:
+                kids = [int(k) for k in f.read().split()]
+        except OSError:
+            kids = []
+        found += kids
+        todo += kids
+    return found
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _sigint_to_the_launcher(args, ready):
+    """Start ``spinup.run *args`` as a terminal would (its own group, SIGINT's default
+    action: a background job of a script would ignore it), wait for a line matching
+    ``ready``, then send SIGINT to the launcher's pid alone."""
+    proc = subprocess.Popen([sys.executable, "-m", "spinup.run", *map(str, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            cwd=ROOT, env=dict(os.environ, PYTHONUNBUFFERED="1"),
+                            start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    seen = []
+    for line in proc.stdout:
+        seen.append(line)
+        if re.search(ready, line):
+            break
+    family = _descendants(proc.pid)
+    os.kill(proc.pid, signal.SIGINT)
+    seen.append(proc.stdout.read())
+    proc.wait(timeout=300)
+    out = "".join(seen)
+    assert proc.returncode == 130, out[-3000:]
+    assert "Traceback" not in out and "KeyboardInterrupt" not in out, out[-3000:]
+    assert family and not any(_alive(pid) for pid in family)
+    return out
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux /proc")
+@pytest.mark.parametrize("algo, extra, ready", [
+    ("ppo", [], r"epoch +1/300"),
+    ("ppo", ["--cpu", 2], r"epoch +1/300"),
+    ("a3c", ["--num_workers", 2, "--oversubscribe"], r"epoch +1/300")],
+    ids=["single", "mpi-cpu-2", "a3c-workers"])
+def test_sigint_to_the_launcher_stops_a_single_run(tmp_path, algo, extra, ready):
+    args = LONG if algo == "ppo" else LONG[:6]
+    out = _sigint_to_the_launcher([algo, *args, *extra, "--data_dir", tmp_path], ready)
+    assert len([line for line in out.splitlines() if "Interrupted" in line]) == 1
+    run = tmp_path / f"cmd_{algo}" / f"cmd_{algo}_s0"
+    assert (run / "pyt_save" / "checkpoint.pt").exists()
+    epochs = list(pd.read_table(run / "progress.txt")["Epoch"])
+    assert 1 <= len(epochs) < 300 and epochs == sorted(set(epochs))
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux /proc")
+def test_sigint_to_the_launcher_stops_a_jobs_2_grid(tmp_path):
+    out = _sigint_to_the_launcher(["ppo", *LONG, "--seed", 0, 10, "--jobs", 2, "--data_dir",
+                                   tmp_path], r"_s\d+ +epoch +1/300")
+    assert "Interrupted: stopping 2 running variant(s)" in out
+    for seed in (0, 10):
+        assert (tmp_path / "cmd_ppo" / f"cmd_ppo_s{seed}" / "progress.txt").exists()
+
+
+def test_api_interrupted_carries_the_signal():
+    from spinup.utils.grid_launch import Interrupted
+    assert isinstance(Interrupted(signal.SIGTERM), KeyboardInterrupt)
+    assert Interrupted(signal.SIGTERM).signum == signal.SIGTERM
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux /proc")
+def test_ctrl_c_held_during_the_imports_then_a_cli_error_is_exit_130(tmp_path):
+    import time
+    proc = subprocess.Popen([sys.executable, "-m", "spinup.run", "ppo", "--env", "NoSuchEnv-v0",
+                             "--data_dir", str(tmp_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+    def maps():
+        try:
+            with open(f"/proc/{proc.pid}/maps") as f:
+                return f.read()
+        except OSError:
+            return ""
+    while proc.poll() is None and "numpy" not in maps():   # Ctrl-C while numpy loads
+        time.sleep(0.005)
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 130 and "Traceback" not in out + err, out + err
+    assert err.strip().splitlines()[-1] == "Interrupted (Ctrl-C)."
