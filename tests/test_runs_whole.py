@@ -357,3 +357,37 @@ def test_ctrl_c_held_during_the_imports_then_a_cli_error_is_exit_130(tmp_path):
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 130 and "Traceback" not in out + err, out + err
     assert err.strip().splitlines()[-1] == "Interrupted (Ctrl-C)."
+
+
+# ---- Ray: a worker that dies loses no work ----
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux /proc")
+def test_ray_worker_killed_mid_run_fails_the_variant_and_resume_continues_it(tmp_path):
+    pytest.importorskip("ray")
+    args = ["ppo", *LONG[:2], "--steps_per_epoch", 400, "--hid", "[8]", "--train_pi_iters", 2,
+            "--train_v_iters", 2, "--data_dir", tmp_path]
+    proc = subprocess.Popen([sys.executable, "-m", "spinup.run", *map(str, args), "--epochs",
+                             "300", "--launcher", "ray"], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    seen = []
+    for line in proc.stdout:
+        seen.append(line)
+        if re.search(r"epoch +1/300", line):
+            break
+    run = tmp_path / "cmd_ppo" / "cmd_ppo_s0"
+    experiment = int((run / ".spinup.lock").read_text())
+    with open(f"/proc/{experiment}/stat") as f:
+        worker = int(f.read().split(")")[-1].split()[1])   # the Ray worker running the task
+    os.kill(worker, signal.SIGKILL)
+    seen.append(proc.stdout.read())
+    proc.wait(timeout=300)
+    out = "".join(seen)
+    assert proc.returncode == 1, out[-3000:]
+    assert re.search(r"FAILED +cmd_ppo_s0 +\w*(Crashed|Died|Lost)\w*Error", out), out[-3000:]
+    assert "--resume" in out and "Traceback" not in out
+    done = len(pd.read_table(run / "progress.txt"))
+    assert done < 300   # not restarted over itself by a retry
+    out = run_cli(*args, "--epochs", done + 1, "--launcher", "ray", "--resume").stdout
+    assert f"resumed after epoch {done}" in out
+    assert list(pd.read_table(run / "progress.txt")["Epoch"]) == list(range(done + 1))

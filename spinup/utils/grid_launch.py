@@ -685,7 +685,7 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
                         _report_epochs(run, width)
                         running.remove(run)
                         finished += 1
-                        run.returncode = code
+                        run.returncode, run.cause = code, getattr(run.handle, "cause", None)
                         run.outcome = "finished" if code == 0 else "FAILED"
                         status = (f"finished ({run.shown} epochs, return "
                                   f"{_return_of(run.last_row)})" if code == 0 else
