@@ -266,31 +266,18 @@ def _resume_names_a_dir(args):
 
 
 def _check_launch_flags(cmd, run_kwargs):
-    """``--jobs``, ``--launcher``, ``--ray_address`` (see :mod:`spinup.utils.grid_launch`).
+    """``--jobs`` (the launcher checks ``--launcher`` and ``--ray_address``).
 
     Raises:
-        CLIError: a value of the wrong kind, ``--ray_address`` without
-            ``--launcher ray``, or Ray not installed.
+        CLIError: ``--jobs`` is not a positive int or 'auto', or is given with Ray.
     """
     jobs = run_kwargs.get("jobs")
     if jobs is not None and jobs != "auto" and (isinstance(jobs, bool)
                                                 or not isinstance(jobs, int) or jobs < 1):
         raise CLIError(f"{cmd}: --jobs expects a positive integer or 'auto', got {jobs!r}")
-    launcher = run_kwargs.get("launcher")
-    if launcher is not None and launcher not in ("local", "ray"):
-        raise CLIError(f"{cmd}: --launcher expects local or ray, got {launcher!r}")
-    if "ray_address" in run_kwargs and launcher != "ray":
-        raise CLIError(f"{cmd}: --ray_address needs --launcher ray")
-    if launcher == "ray":
-        if jobs is not None:
-            raise CLIError(f"{cmd}: --jobs is for the local launcher; with --launcher ray "
-                           "the cluster's free CPUs decide how many variants run at once")
-        from spinup.utils.grid_launch import require_ray
-        from spinup.utils.run_utils import LaunchError
-        try:
-            require_ray()
-        except LaunchError as e:
-            raise CLIError(f"{cmd}: {e}") from None
+    if run_kwargs.get("launcher") == "ray" and jobs is not None:
+        raise CLIError(f"{cmd}: --jobs is for the local launcher; with --launcher ray "
+                       "the cluster's free CPUs decide how many variants run at once")
 
 
 # ---- Resuming a run ----
@@ -333,11 +320,8 @@ def resume_run(cmd, args):
         CLIError: as above (one line, exit code 2).
         ExperimentError: the resumed run failed.
     """
-    import os
-    import os.path as osp
-
     import spinup
-    from spinup.utils.checkpoint import load_checkpoint
+    from spinup.utils.checkpoint import checkpoint_ranks, load_checkpoint
     from spinup.utils.serialization_utils import convert_json
     algo = getattr(spinup, cmd)
     values, _ = _resolve_names(cmd, _group_flags(cmd, args))
@@ -368,9 +352,8 @@ def resume_run(cmd, args):
         raise CLIError(f"{cmd}: --resume {run_dir}: config.json names no gymnasium id (a run "
                        "started from Python resumes from Python: logger_kwargs=dict("
                        f"output_dir={run_dir!r}, resume=True))")
-    ranks = [n for n in os.listdir(osp.join(run_dir, "pyt_save"))
-             if re.fullmatch(r"checkpoint(_rank\d+)?\.pt", n)]
-    saved = dict(config, env_name=found.group(2), num_cpu=len(ranks))
+    ranks = checkpoint_ranks(run_dir)
+    saved = dict(config, env_name=found.group(2), num_cpu=ranks)
     output_options, changed = {}, {}
     for key, raw in values.items():
         given = [_parse_value(key, text) for text in raw]
@@ -394,7 +377,7 @@ def resume_run(cmd, args):
     _check_env(cmd, saved["env_name"])   # e.g. a MuJoCo dependency gone since the run began
     from spinup.utils.arg_checks import check_cli
     try:
-        check_cli(cmd, algo, dict(kwargs, env_name=saved["env_name"], num_cpu=len(ranks)))
+        check_cli(cmd, algo, dict(kwargs, env_name=saved["env_name"], num_cpu=ranks))
     except (TypeError, ValueError) as e:
         raise CLIError(str(e)) from None
     from spinup.utils.run_utils import call_experiment
@@ -402,7 +385,7 @@ def resume_run(cmd, args):
     logger_kwargs = dict(config.get("logger_kwargs") or {}, **output_options,
                          output_dir=run_dir, exp_name=exp_name, resume=True)
     logger_kwargs.pop("overwrite", None)
-    call_experiment(exp_name, algo, seed=kwargs.pop("seed", 0), num_cpu=len(ranks),
+    call_experiment(exp_name, algo, seed=kwargs.pop("seed", 0), num_cpu=ranks,
                     oversubscribe=True, logger_kwargs=logger_kwargs,
                     env_name=saved["env_name"], **kwargs)
 

@@ -57,6 +57,12 @@ def checkpoint_path(output_dir, rank=0):
     return osp.join(output_dir, "pyt_save", name)
 
 
+def checkpoint_ranks(output_dir):
+    """How many MPI processes wrote the checkpoint files in ``output_dir`` (0: none)."""
+    return len([name for name in os.listdir(osp.join(output_dir, "pyt_save"))
+                if re.fullmatch(r"checkpoint(_rank\d+)?\.pt", name)])
+
+
 def _my_rank():
     from spinup.utils.mpi_tools import proc_id
     return proc_id()

@@ -1,29 +1,19 @@
 """The launcher: experiment processes started, watched and stopped, one at a time
-or a grid's variants side by side.
+or a grid's variants side by side (see ``docs/user/parallel.rst``).
 
-A command goes ``spinup.run`` (the command line) -> :class:`ExperimentGrid
-<spinup.utils.run_utils.ExperimentGrid>` (the variants, their directories, and with
-``resume`` what happens to each: :func:`~spinup.utils.run_utils.plan_runs`) -> this
-module (:func:`run_one` for :func:`~spinup.utils.run_utils.call_experiment`,
-:func:`run_grid` for a grid with ``jobs``, ``resume`` or a ``launcher``) ->
-``run_entrypoint.py`` (the experiment process) -> the algorithm.
+A command goes ``spinup.run`` -> :class:`~spinup.utils.run_utils.ExperimentGrid`
+(variants, directories, and with ``resume`` what each does:
+:func:`~spinup.utils.run_utils.plan_runs`) -> this module (:func:`run_one` for
+:func:`~spinup.utils.run_utils.call_experiment`; :func:`run_grid` for ``jobs``,
+``resume`` or a ``launcher``) -> ``run_entrypoint.py`` (the experiment) -> the algorithm.
 
-* ``jobs=N`` keeps up to N variants running at once, each as its own process
-  on this machine (an MPI job with ``num_cpu > 1``). ``'auto'`` takes as many as
-  the cores allow: ``cores // num_cpu``. Each process gets an equal share of
-  torch's threads, so N jobs never ask for more threads than there are cores.
-* ``launcher='ray'`` sends each variant to a Ray cluster instead, as a task that
-  reserves ``num_cpu`` CPUs of one node (``ray_address`` names the cluster; with
-  none, a Ray instance is started on this machine for the grid). A task is never
-  retried: a variant whose worker died is reported failed, keeping its last
-  checkpoint, and ``--resume`` continues it.
-* ``resume=True`` skips a run that did all its epochs, continues a run with a
-  checkpoint from it, and starts the others from scratch.
-
-A variant's own output (progress lines, warnings, errors) goes to ``output.log``
-in its run directory; the terminal gets one line per finished epoch of any
-variant, one per variant that ends, and a summary. A failed variant does not stop
-the others; the grid raises :class:`GridError` at the end. See ``docs/user/parallel.rst``.
+:func:`run_grid` keeps up to ``jobs`` variants running on this machine (``'auto'``:
+``cores // num_cpu``, each with an equal share of torch's threads), or sends each to a
+Ray cluster as a task reserving ``num_cpu`` CPUs of one node, never retried (a retry
+would start the run again over itself: the variant is reported failed, keeping its last
+checkpoint). A variant's output goes to ``output.log`` in its run directory; the
+terminal gets a line per epoch and per variant that ends, and a summary. A failed
+variant does not stop the others; :class:`GridError` comes at the end.
 
 **Signals** (handled here, and nowhere else in the launching process). Every
 experiment process leads a process group of its own, which also holds its
@@ -126,8 +116,7 @@ class _Run:
         self.output_dir, self.epochs = output_dir, epochs
         self.state = "start"        # 'start', 'resume' or 'skip' (finished before)
         self.epochs_before = 0      # epochs in the checkpoint a resumed run starts from
-        self.shown = 0              # rows of progress.txt already reported
-        self.synced = True          # False until a resumed run has cut its table back
+        self.shown = 0              # rows of progress.txt already reported (or stale)
         self.last_row = None
         self.handle = None
         self.returncode = None
@@ -538,10 +527,7 @@ def _new_rows(run):
     if not lines:
         return []
     header, rows = lines[0].split("\t"), lines[1:]
-    if not run.synced:   # a resumed run drops the rows after its checkpoint first
-        if len(rows) > run.epochs_before:
-            return []
-        run.synced = True
+    # A resumed run puts its table back as its checkpoint has it: rows after it go.
     first = run.shown = min(run.shown, len(rows))
     run.shown = len(rows)
     return [(first + i + 1, {k: _as_number(v) for k, v in zip(header, row.split("\t"))})
@@ -616,9 +602,9 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
     """
     from spinup.utils.mpi_tools import _physical_cores, available_cores
     if launcher not in LAUNCHERS:
-        raise LaunchError(f"--launcher expects one of {', '.join(LAUNCHERS)}, got {launcher!r}")
+        raise LaunchError(f"--launcher expects local or ray, got {launcher!r}")
     if ray_address is not None and launcher != "ray":
-        raise LaunchError("--ray_address is for --launcher ray")
+        raise LaunchError("--ray_address needs --launcher ray")
     per_variant = _physical_cores() if num_cpu == "auto" else int(num_cpu)
     if launcher == "ray":
         ray = require_ray()

@@ -532,7 +532,7 @@ def _plan_resume(run, num_cpu):
             number of MPI processes than ``num_cpu``; or the run was started with
             other arguments (:func:`check_same_call`).
     """
-    from spinup.utils.checkpoint import checkpoint_path, load_checkpoint
+    from spinup.utils.checkpoint import checkpoint_path, checkpoint_ranks, load_checkpoint
     from spinup.utils.mpi_tools import _physical_cores
     if not osp.exists(checkpoint_path(run.output_dir)):
         if osp.exists(osp.join(run.output_dir, "progress.txt")):
@@ -544,8 +544,7 @@ def _plan_resume(run, num_cpu):
     except (ValueError, KeyError) as e:
         raise LaunchError(f"--resume: {run.label}: {e}") from None
     check_same_call(run.output_dir, run.fn, run.kwargs)
-    ranks = len([n for n in os.listdir(osp.join(run.output_dir, "pyt_save"))
-                 if re.fullmatch(r"checkpoint(_rank\d+)?\.pt", n)])
+    ranks = checkpoint_ranks(run.output_dir)
     wanted = _physical_cores() if num_cpu == "auto" else int(num_cpu)
     if ranks != wanted:
         raise LaunchError(f"--resume: {run.output_dir} was run with --cpu {ranks}, this grid "
@@ -553,8 +552,9 @@ def _plan_resume(run, num_cpu):
     if run.epochs is not None and done >= run.epochs:
         run.state, run.shown = "skip", done
         return
-    run.state, run.epochs_before, run.shown = "resume", done, done
-    run.synced = _count_rows(run.output_dir) <= done
+    # Rows after the checkpoint (if any) are stale: not reported before the run cuts them.
+    run.state, run.epochs_before = "resume", done
+    run.shown = max(done, _count_rows(run.output_dir))
     lk = run.kwargs["logger_kwargs"]
     lk.pop("overwrite", None)
     lk["resume"] = True
