@@ -23,15 +23,15 @@ setup(
     package_data={"spinup.presets": ["*.json"]},  # the presets ship with the package
     install_requires=[
         "torch>=2.0",
-        "numpy>=1.24",
+        "numpy>=1.24.1",  # seaborn 0.13 excludes 1.24.0
         "scipy>=1.10",
         "gymnasium>=1.1",  # gym.vector.AutoresetMode and reset_mask (PPO)
-        "mpi4py>=4.0",
+        "mpi4py>=4.1",  # the first with binary wheels (pip-installed MPI)
         "mpich",
         "matplotlib>=3.6.3",
         "pandas>=1.5.3",
         "seaborn>=0.13",
-        "cloudpickle>=2.0",
+        "cloudpickle>=2.2",  # 2.2: the first that pickles Python 3.11 code
         "tqdm>=4.60",
     ],
     extras_require={
