@@ -171,7 +171,8 @@ def test_api_plot_takes_a_run_once_when_prefixes_overlap(tmp_path, capsys):
 
 def test_cli_plot_names_a_run_without_the_column(tmp_path):
     _plot_run(tmp_path, "ppo/ppo_s0")
-    dqn = _plot_run(tmp_path, "dqn/dqn_s0", "Epoch\tTotalEnvInteracts\tAverageEpRet\tLossQ\n0\t100\t1.0\t0.5\n")
+    dqn = _plot_run(tmp_path, "dqn/dqn_s0",
+                    "Epoch\tTotalEnvInteracts\tAverageEpRet\tLossQ\n0\t100\t1.0\t0.5\n")
     proc = run_cli("plot", tmp_path / "ppo", tmp_path / "dqn", "-y", "LossPi", "--savefig",
                    tmp_path / "f.png")
     assert f"Skipping {dqn / 'progress.txt'} for LossPi: it has no LossPi column" in proc.stdout

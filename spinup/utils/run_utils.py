@@ -126,10 +126,10 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
     The call is serialized with cloudpickle and run by ``run_entrypoint.py`` in
     a subprocess (:func:`~spinup.utils.grid_launch.run_one`), so experiments run
     one after another share no state (threads, random generators, MPI). With
-    ``num_cpu > 1`` that subprocess first becomes an MPI job (:func:`~spinup.utils.mpi_tools.mpi_fork`). Unless ``kwargs``
-    holds ``logger_kwargs``, the output directory comes from
-    :func:`setup_logger_kwargs`; an ``env_name`` keyword is replaced by
-    ``env_fn`` (a function calling ``gymnasium.make(env_name)``).
+    ``num_cpu > 1`` that subprocess first becomes an MPI job
+    (:func:`~spinup.utils.mpi_tools.mpi_fork`). Unless ``kwargs`` holds
+    ``logger_kwargs``, the output directory comes from :func:`setup_logger_kwargs`;
+    an ``env_name`` keyword is replaced by ``env_fn`` (``gymnasium.make(env_name)``).
 
     Args:
         exp_name (str): the experiment's name.
@@ -414,7 +414,7 @@ class ExperimentGrid:
         """
         variants = self.variants()
         names = [self.variant_name(v) for v in variants]
-        if jobs is not None or resume or launcher is not None:
+        if jobs is not None or resume or launcher is not None or ray_address is not None:
             runs = plan_runs(thunk, variants, names, data_dir, datestamp, overwrite,
                              tensorboard, verbose, resume, num_cpu)
             return run_grid(runs, num_cpu, oversubscribe, jobs or 1, launcher or "local",
