@@ -23,22 +23,22 @@ setup(
     package_data={"spinup.presets": ["*.json"]},  # the presets ship with the package
     install_requires=[
         "torch>=2.0",
-        "numpy>=1.24",
+        "numpy>=1.24.1",  # seaborn 0.13 excludes 1.24.0
         "scipy>=1.10",
-        "gymnasium>=1.0",
-        "mpi4py>=4",
+        "gymnasium>=1.1",  # gym.vector.AutoresetMode and reset_mask (PPO)
+        "mpi4py>=4.1",  # the first with binary wheels (pip-installed MPI)
         "mpich",
-        "matplotlib>=3.6",
-        "pandas>=1.5",
+        "matplotlib>=3.6.3",
+        "pandas>=1.5.3",
         "seaborn>=0.13",
-        "cloudpickle>=2.0",
+        "cloudpickle>=2.2",  # 2.2: the first that pickles Python 3.11 code
         "tqdm>=4.60",
     ],
     extras_require={
         # gymnasium[box2d]: LunarLander resume tests (Box2D wheels from PyPI, no swig needed
         # on Python < 3.14).
-        "test": ["pytest>=7", "pytest-timeout>=2.1", "gymnasium[mujoco]>=1.0",
-                 "gymnasium[box2d]>=1.0",
+        "test": ["pytest>=7", "pytest-timeout>=2.1", "gymnasium[mujoco]>=1.1",
+                 "gymnasium[box2d]>=1.1",
                  "moviepy>=1.0.0", "pygame-ce>=2.1.3", "tensorboard>=2.10",
                  # tests/docs/test_offline_docs.py builds the docs
                  "sphinx>=7", "sphinx-rtd-theme>=2.0", "django-static-mathjax>=3.2.2",
@@ -53,8 +53,8 @@ setup(
         # test_policy --video: gymnasium's RecordVideo writes MP4s with moviepy;
         # the classic-control environments draw their frames with pygame.
         "video": ["moviepy>=1.0.0", "pygame-ce>=2.1.3"],
-        "mujoco": ["gymnasium[mujoco]>=1.0"],
-        "box2d": ["gymnasium[box2d]>=1.0"],
+        "mujoco": ["gymnasium[mujoco]>=1.1"],
+        "box2d": ["gymnasium[box2d]>=1.1"],
         # django-static-mathjax ships MathJax 3; docs/conf.py copies it next to the pages so
         # math renders without the network (it needs no Django). myst-nb renders the tutorial
         # notebooks (docs/notebooks) with their saved outputs.

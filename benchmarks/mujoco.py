@@ -106,7 +106,7 @@ def plan(scale, parts, algos=None, tasks=None):
 def cmd_run(args):
     import spinup
     from spinup.utils import grid_launch
-    from spinup.utils.run_utils import ExperimentGrid
+    from spinup.utils.run_utils import ExperimentGrid, plan_runs
 
     todo = [r for r in plan(args.scale, args.part, args.algos, args.envs)
             if _rows(osp.join(committed_dir(**{k: r[k] for k in
@@ -129,8 +129,8 @@ def cmd_run(args):
         wanted = {(f"{m['task']}-v5", m["seed"]) for m in members}
         variants = [v for v in eg.variants() if (v["env_name"], v["seed"]) in wanted]
         names = [eg.variant_name(v) for v in variants]
-        runs += grid_launch.plan_runs(getattr(spinup, algo), variants, names, args.data_dir,
-                                      resume=True)
+        runs += plan_runs(getattr(spinup, algo), variants, names, args.data_dir,
+                           resume=True)
     order = {(grid_name(args.scale, r["part"], r["algo"]), r["seed"], r["task"]): i
              for i, r in enumerate(todo)}
     runs.sort(key=lambda run: order.get(_key_of(run), 0))

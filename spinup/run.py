@@ -266,42 +266,24 @@ def _resume_names_a_dir(args):
 
 
 def _check_launch_flags(cmd, run_kwargs):
-    """``--jobs``, ``--launcher``, ``--ray_address`` (see :mod:`spinup.utils.grid_launch`).
+    """``--jobs`` (the launcher checks ``--launcher`` and ``--ray_address``).
 
     Raises:
-        CLIError: a value of the wrong kind, ``--ray_address`` without
-            ``--launcher ray``, or Ray not installed.
+        CLIError: ``--jobs`` is not a positive int or 'auto', or is given with Ray.
     """
     jobs = run_kwargs.get("jobs")
     if jobs is not None and jobs != "auto" and (isinstance(jobs, bool)
                                                 or not isinstance(jobs, int) or jobs < 1):
         raise CLIError(f"{cmd}: --jobs expects a positive integer or 'auto', got {jobs!r}")
-    launcher = run_kwargs.get("launcher")
-    if launcher is not None and launcher not in ("local", "ray"):
-        raise CLIError(f"{cmd}: --launcher expects local or ray, got {launcher!r}")
-    if "ray_address" in run_kwargs and launcher != "ray":
-        raise CLIError(f"{cmd}: --ray_address needs --launcher ray")
-    if launcher == "ray":
-        if jobs is not None:
-            raise CLIError(f"{cmd}: --jobs is for the local launcher; with --launcher ray "
-                           "the cluster's free CPUs decide how many variants run at once")
-        from spinup.utils.grid_launch import require_ray
-        from spinup.utils.run_utils import LaunchError
-        try:
-            require_ray()
-        except LaunchError as e:
-            raise CLIError(f"{cmd}: {e}") from None
+    if run_kwargs.get("launcher") == "ray" and jobs is not None:
+        raise CLIError(f"{cmd}: --jobs is for the local launcher; with --launcher ray "
+                       "the cluster's free CPUs decide how many variants run at once")
 
 
 # ---- Resuming a run ----
 
-#: The only arguments that ``--resume`` lets change.
-RESUME_MAY_CHANGE = {"epochs"}
-
 #: Output options that a resumed run may switch on (they do not change training).
 RESUME_OUTPUT_FLAGS = {"tensorboard", "verbose"}
-
-_SAVED_ENV = re.compile(r"gym\.make\((['\"])(.+)\1\)")
 
 
 def _saved_value(value):
@@ -338,24 +320,19 @@ def resume_run(cmd, args):
         CLIError: as above (one line, exit code 2).
         ExperimentError: the resumed run failed.
     """
-    import json
-    import os
-    import os.path as osp
-
     import spinup
-    from spinup.utils.checkpoint import load_checkpoint
+    from spinup.utils.checkpoint import checkpoint_ranks, load_checkpoint
     from spinup.utils.serialization_utils import convert_json
     algo = getattr(spinup, cmd)
     values, _ = _resolve_names(cmd, _group_flags(cmd, args))
     run_dir = _take_single(cmd, values, "resume")
     params = inspect.signature(algo).parameters
     _check_flag_names(cmd, values, params)   # before reading the (large) checkpoint
+    from spinup.utils.run_utils import _SAVED_ENV, LaunchError, read_run_config
     try:
-        with open(osp.join(run_dir, "config.json")) as f:
-            config = json.load(f)
-    except (OSError, ValueError) as e:
-        raise CLIError(f"{cmd}: --resume {run_dir}: cannot read its config.json "
-                       f"({getattr(e, 'strerror', None) or e})") from None
+        config = read_run_config(run_dir)
+    except LaunchError as e:
+        raise CLIError(f"{cmd}: --resume {run_dir}: {e}") from None
     from spinup.utils.arg_checks import check_same_algorithm
     try:  # before the checkpoint: another algorithm's run may not even load
         check_same_algorithm(cmd, algo, run_dir, config)
@@ -375,24 +352,22 @@ def resume_run(cmd, args):
         raise CLIError(f"{cmd}: --resume {run_dir}: config.json names no gymnasium id (a run "
                        "started from Python resumes from Python: logger_kwargs=dict("
                        f"output_dir={run_dir!r}, resume=True))")
-    ranks = [n for n in os.listdir(osp.join(run_dir, "pyt_save"))
-             if re.fullmatch(r"checkpoint(_rank\d+)?\.pt", n)]
-    saved = dict(config, env_name=found.group(2), num_cpu=len(ranks))
+    ranks = checkpoint_ranks(run_dir)
+    saved = dict(config, env_name=found.group(2), num_cpu=ranks)
     output_options, changed = {}, {}
     for key, raw in values.items():
         given = [_parse_value(key, text) for text in raw]
         if key in RESUME_OUTPUT_FLAGS and given in ([True], [False]):
             output_options[key] = given[0]
             continue
-        if key in RESUME_MAY_CHANGE and len(given) == 1:
+        if key == "epochs" and len(given) == 1:
             _check_type(cmd, key, params[key].default, given[0])
             changed[key] = given[0]
             continue
         if len(given) != 1 or convert_json(given[0]) != _nested(saved, key):
             raise CLIError(f"{cmd}: --resume continues {run_dir} with its saved arguments; "
-                           f"--{key} {' '.join(raw)} differs from them (only "
-                           + ", ".join("--" + k for k in sorted(RESUME_MAY_CHANGE))
-                           + " may change)")
+                           f"--{key} {' '.join(raw)} differs from them (only --epochs "
+                           "may change)")
     kwargs = {key: _saved_value(config[key]) for key in params
               if key in config and key not in ("env_fn", "logger_kwargs")}
     kwargs.update(changed)
@@ -402,7 +377,7 @@ def resume_run(cmd, args):
     _check_env(cmd, saved["env_name"])   # e.g. a MuJoCo dependency gone since the run began
     from spinup.utils.arg_checks import check_cli
     try:
-        check_cli(cmd, algo, dict(kwargs, env_name=saved["env_name"], num_cpu=len(ranks)))
+        check_cli(cmd, algo, dict(kwargs, env_name=saved["env_name"], num_cpu=ranks))
     except (TypeError, ValueError) as e:
         raise CLIError(str(e)) from None
     from spinup.utils.run_utils import call_experiment
@@ -410,7 +385,7 @@ def resume_run(cmd, args):
     logger_kwargs = dict(config.get("logger_kwargs") or {}, **output_options,
                          output_dir=run_dir, exp_name=exp_name, resume=True)
     logger_kwargs.pop("overwrite", None)
-    call_experiment(exp_name, algo, seed=kwargs.pop("seed", 0), num_cpu=len(ranks),
+    call_experiment(exp_name, algo, seed=kwargs.pop("seed", 0), num_cpu=ranks,
                     oversubscribe=True, logger_kwargs=logger_kwargs,
                     env_name=saved["env_name"], **kwargs)
 
@@ -532,21 +507,26 @@ def main(argv=None):
 
     Returns:
         int: the exit code: 0 on success, 2 on a command-line error, 130 on
-        Ctrl-C, else the failing experiment's code.
+        Ctrl-C (143 on SIGTERM; see :mod:`spinup.utils.grid_launch`), else the
+        failing experiment's code.
     """
     global _mask_before_hold
     from spinup.utils.run_entrypoint import caused_by_ctrl_c, watch_ctrl_c
     previous = watch_ctrl_c()
     # Ctrl-C is held (SIGINT blocked) while the command imports numpy, torch and the
     # algorithm: a Ctrl-C inside torch's import can abort the process or vanish.
-    # _release_ctrl_c lets it through once that is done, at the latest here.
+    # _release_ctrl_c lets it through once that is done, at the latest in the inner
+    # finally, where it still reaches the handlers below.
     _mask_before_hold = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
-        return _main(argv)
-    except KeyboardInterrupt as e:   # Ctrl-C, even while modules are still being imported
-        if not getattr(e, "reported", False):   # else _wait has said what was interrupted
+        try:
+            return _main(argv)
+        finally:
+            _release_ctrl_c()
+    except KeyboardInterrupt as e:   # Ctrl-C or SIGTERM, even during the imports
+        if not getattr(e, "reported", False):   # else the launcher said what stopped
             print("Interrupted (Ctrl-C).", file=sys.stderr)
-        return 130
+        return 128 + getattr(e, "signum", signal.SIGINT)
     except Exception as e:
         # A Ctrl-C inside a C extension's import can come out as an ImportError
         # ("Importing the numpy C-extensions failed"): still a Ctrl-C.
@@ -555,7 +535,6 @@ def main(argv=None):
         print("Interrupted (Ctrl-C).", file=sys.stderr)
         return 130
     finally:
-        _release_ctrl_c()
         if signal.getsignal(signal.SIGINT) is not previous:
             signal.signal(signal.SIGINT, previous)
 

@@ -17,8 +17,8 @@ weights_only=True)``, so reading one never runs code from the file. Files are
 replaced atomically: a run killed while saving leaves the previous checkpoint.
 
 Resuming (``logger_kwargs=dict(output_dir=D, resume=True)``, or ``python -m
-spinup.run ALGO --resume D``) loads the checkpoint, drops any row of
-``progress.txt`` written after it, and continues with the next epoch. See
+spinup.run ALGO --resume D``) loads the checkpoint, puts back ``progress.txt`` as it
+was when the checkpoint was written, and continues with the next epoch. See
 ``docs/user/saving_and_loading.rst``.
 """
 import os
@@ -57,6 +57,12 @@ def checkpoint_path(output_dir, rank=0):
     return osp.join(output_dir, "pyt_save", name)
 
 
+def checkpoint_ranks(output_dir):
+    """How many MPI processes wrote the checkpoint files in ``output_dir`` (0: none)."""
+    return len([name for name in os.listdir(osp.join(output_dir, "pyt_save"))
+                if re.fullmatch(r"checkpoint(_rank\d+)?\.pt", name)])
+
+
 def _my_rank():
     from spinup.utils.mpi_tools import proc_id
     return proc_id()
@@ -69,12 +75,17 @@ def save_checkpoint(output_dir, state):
         output_dir (str): the run's output directory (every MPI rank passes the
             same one; each writes its own file, see :func:`checkpoint_path`).
         state (dict): tensors and plain values only (use :func:`rng_state`,
-            :func:`env_state` and ``state_dict()`` for the objects).
+            :func:`env_state` and ``state_dict()`` for the objects). Rank 0 adds
+            the text of ``progress.txt`` under ``"table"`` (see ``Logger.keep_rows``).
     """
     import torch
     path = checkpoint_path(output_dir, _my_rank())
     os.makedirs(osp.dirname(path), exist_ok=True)
     payload = dict(state, format=CHECKPOINT_FORMAT)
+    table = osp.join(output_dir, "progress.txt")
+    if _my_rank() == 0 and osp.exists(table):   # a resume restores the table with it
+        with open(table) as f:
+            payload["table"] = f.read()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         write_atomically(path, lambda tmp: torch.save(payload, tmp))

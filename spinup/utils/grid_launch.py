@@ -1,42 +1,52 @@
-"""Running a grid's variants side by side, and picking up a grid where it stopped.
+"""The launcher: experiment processes started, watched and stopped, one at a time
+or a grid's variants side by side (see ``docs/user/parallel.rst``).
 
-:meth:`ExperimentGrid.run <spinup.utils.run_utils.ExperimentGrid.run>` hands a
-grid to :func:`run_grid` when it is asked for ``jobs``, ``resume`` or a
-``launcher``:
+A command goes ``spinup.run`` -> :class:`~spinup.utils.run_utils.ExperimentGrid`
+(variants, directories, and with ``resume`` what each does:
+:func:`~spinup.utils.run_utils.plan_runs`) -> this module (:func:`run_one` for
+:func:`~spinup.utils.run_utils.call_experiment`; :func:`run_grid` for ``jobs``,
+``resume`` or a ``launcher``) -> ``run_entrypoint.py`` (the experiment) -> the algorithm.
 
-* ``jobs=N`` keeps up to N variants running at once, each as its own process
-  on this machine (an MPI job with ``num_cpu > 1``). ``'auto'`` takes as many as
-  the cores allow: ``cores // num_cpu``. Each process gets an equal share of
-  torch's threads, so N jobs never ask for more threads than there are cores.
-* ``launcher='ray'`` sends each variant to a Ray cluster instead, as a task that
-  reserves ``num_cpu`` CPUs of one node (``ray_address`` names the cluster; with
-  none, a Ray instance is started on this machine for the grid).
-* ``resume=True`` looks at each variant's run directory first: a run that did
-  all its epochs is skipped, a run with a checkpoint continues from it, and the
-  others start from scratch.
+:func:`run_grid` keeps up to ``jobs`` variants running on this machine (``'auto'``:
+``cores // num_cpu``, each with an equal share of torch's threads), or sends each to a
+Ray cluster as a task reserving ``num_cpu`` CPUs of one node, never retried (a retry
+would start the run again over itself: the variant is reported failed, keeping its last
+checkpoint). A variant's output goes to ``output.log`` in its run directory; the
+terminal gets a line per epoch and per variant that ends, and a summary. A failed
+variant does not stop the others; :class:`GridError` comes at the end.
 
-A variant's own output (progress lines, warnings, errors) goes to ``output.log``
-in its run directory; the terminal gets one line per finished epoch of any
-variant, one per variant that ends, and a summary. A failed variant does not stop
-the others; the grid raises :class:`GridError` at the end. Ctrl-C (or SIGTERM)
-stops every variant the way Ctrl-C stops one: each keeps its last checkpoint,
-so the same command with ``--resume`` carries on. See ``docs/user/parallel.rst``.
+**Signals** (handled here, and nowhere else in the launching process). Every
+experiment process leads a process group of its own, which also holds its
+``mpiexec`` and MPI ranks or its A3C workers, so neither a terminal's Ctrl-C nor a
+``kill`` of the launcher reaches an experiment directly. While experiments run, the
+launcher turns SIGINT (Ctrl-C, ``kill -INT``) and SIGTERM into :class:`Interrupted`:
+it sends SIGINT to every experiment's group (a Ray task is asked through the file
+:data:`STOP_NAME`), waits up to :data:`SHUTDOWN_GRACE` seconds for them (each keeps
+its last checkpoint and exits with code 130), kills what is left, prints one line and
+re-raises; the command line exits with ``128 + signal``. Both signals are blocked
+from before a process is forked until the launcher holds it, and the new process
+keeps SIGINT blocked until ``run_entrypoint.main`` is ready for it: a signal in
+between waits, it is not lost. A launcher killed outright takes its experiments
+with it (:func:`~spinup.utils.mpi_tools.die_with_parent`).
 """
-import inspect
+import base64
+import contextlib
 import json
 import os
 import os.path as osp
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+import zlib
 
-from spinup.utils.logx import colorize, progress_line
-from spinup.utils.run_utils import (DIV_LINE_WIDTH, ExperimentError, LaunchError,
-                                    _encode_call, _make_env_fn, check_before_launch,
-                                    setup_logger_kwargs)
+from spinup.utils.logx import (check_run_dir_free, colorize, holds_run, progress_line,
+                               refusal_to_overwrite)
 from spinup.utils.serialization_utils import convert_json
+
+DIV_LINE_WIDTH = 80
 
 #: File in each run directory that receives the variant's terminal output.
 LOG_NAME = "output.log"
@@ -44,10 +54,30 @@ LOG_NAME = "output.log"
 #: How often (seconds) the launcher looks at the running variants.
 POLL_SECONDS = 0.5
 
-#: Seconds the variants get to stop after Ctrl-C before they are killed.
+#: Seconds the experiments get to stop after a signal before they are killed.
 SHUTDOWN_GRACE = 30
 
 LAUNCHERS = ("local", "ray")
+
+
+class LaunchError(ValueError):
+    """An experiment cannot start (unusable ``data_dir``, too many MPI processes,
+    two variants sharing a directory). Raised before anything is written."""
+
+
+class ExperimentError(RuntimeError):
+    """An experiment started by :func:`~spinup.utils.run_utils.call_experiment` ended
+    with a non-zero exit code.
+
+    Attributes:
+        exp_name (str): the experiment's name.
+        returncode (int): its process's exit code.
+    """
+
+    def __init__(self, exp_name, returncode):
+        self.exp_name, self.returncode = exp_name, returncode
+        super().__init__(f"experiment {exp_name!r} failed (exit code {returncode}); "
+                         "see its error message above")
 
 
 class GridError(ExperimentError):
@@ -65,6 +95,19 @@ class GridError(ExperimentError):
         self.exp_name, self.returncode = failed[0][0], 1
 
 
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM reached the launcher while experiments ran (see Signals).
+
+    Attributes:
+        signum (int): the signal.
+        reported (bool): the launcher has printed what was interrupted.
+    """
+
+    def __init__(self, signum=signal.SIGINT):
+        super().__init__()
+        self.signum, self.reported = signum, False
+
+
 class _Run:
     """One variant of the grid: what to call, where it writes, and how far it got."""
 
@@ -73,18 +116,78 @@ class _Run:
         self.output_dir, self.epochs = output_dir, epochs
         self.state = "start"        # 'start', 'resume' or 'skip' (finished before)
         self.epochs_before = 0      # epochs in the checkpoint a resumed run starts from
-        self.shown = 0              # rows of progress.txt already reported
-        self.synced = True          # False until a resumed run has cut its table back
+        self.shown = 0              # rows of progress.txt already reported (or stale)
         self.last_row = None
         self.handle = None
         self.returncode = None
+        self.cause = None           # why a Ray task failed, for the summary
 
     @property
     def log_path(self):
         return osp.join(self.output_dir, LOG_NAME)
 
 
-# ---- Checks and planning ----
+# ---- Checks ----
+
+def check_can_create(path):
+    """Make sure directory ``path`` exists or can be created, without creating anything.
+
+    Raises:
+        LaunchError: a component of ``path`` is a file, or the closest existing
+            directory on it is not writable.
+    """
+    probe = osp.abspath(path)
+    while not osp.exists(probe) and osp.dirname(probe) != probe:
+        probe = osp.dirname(probe)
+    if not osp.isdir(probe):
+        raise LaunchError(f"cannot create {path}: {probe} is a file, not a directory "
+                          "(check --data_dir)")
+    try:  # the real test of writability (permissions, read-only mounts, root)
+        tempfile.TemporaryDirectory(dir=probe, prefix=".spinup-probe-").cleanup()
+    except OSError as e:
+        raise LaunchError(f"cannot create {path}: cannot write in {probe} "
+                          f"({e.strerror or e}; check --data_dir)") from None
+
+
+def check_before_launch(logger_kwargs_list, num_cpu=1, oversubscribe=False):
+    """Every check that can fail before an experiment starts, so that none starts.
+
+    Args:
+        logger_kwargs_list (list of dict): the ``logger_kwargs`` of every run about
+            to start (``output_dir`` and, optionally, ``overwrite`` or ``resume``).
+        num_cpu, oversubscribe: as :func:`~spinup.utils.run_utils.call_experiment`.
+
+    Raises:
+        FileExistsError: a run directory holds a run already and neither its
+            ``overwrite`` nor its ``resume`` is set, or another process is writing
+            to it (:class:`~spinup.utils.logx.RunInProgressError`).
+        LaunchError: ``num_cpu`` above the cores (see
+            :func:`~spinup.utils.mpi_tools.check_num_cpu`); an output directory
+            cannot be created (:func:`check_can_create`); two runs would share
+            a directory.
+    """
+    from spinup.utils.mpi_tools import check_num_cpu
+    try:
+        check_num_cpu(num_cpu, oversubscribe)
+    except ValueError as e:
+        raise LaunchError(str(e)) from None
+    seen = set()
+    for logger_kwargs in logger_kwargs_list:
+        output_dir = logger_kwargs.get("output_dir")
+        if output_dir is None:
+            continue
+        if osp.normpath(output_dir) in seen:
+            raise LaunchError(f"two runs of the grid would write to {output_dir}; give the "
+                              "parameters that tell them apart distinct values or shorthands")
+        seen.add(osp.normpath(output_dir))
+        check_can_create(output_dir)
+        check_run_dir_free(output_dir)
+        table = osp.join(output_dir, "progress.txt")
+        # A directory whose run stopped before its first epoch holds no run (holds_run).
+        if osp.exists(table) and holds_run(output_dir) and not (
+                logger_kwargs.get("overwrite", False) or logger_kwargs.get("resume", False)):
+            raise FileExistsError(refusal_to_overwrite(table))
+
 
 def resolve_jobs(jobs, num_cpu=1, oversubscribe=False):
     """The number of variants to run at once on this machine.
@@ -116,136 +219,37 @@ def resolve_jobs(jobs, num_cpu=1, oversubscribe=False):
     return jobs
 
 
-def _epochs_of(fn, kwargs):
-    """The run's number of epochs: its keyword, else the function's default, else None."""
-    if "epochs" in kwargs:
-        return kwargs["epochs"]
-    try:
-        default = inspect.signature(fn).parameters["epochs"].default
-    except (TypeError, ValueError, KeyError):
-        return None
-    return None if default is inspect.Parameter.empty else default
+# ---- Experiment processes ----
+
+def _make_env_fn(env_name):
+    """``env_fn`` for a gymnasium id (a named closure so it pickles and reads well)."""
+    def env_fn():
+        import gymnasium as gym
+        return gym.make(env_name)
+    env_fn.__qualname__ = f"gym.make({env_name!r})"
+    return env_fn
 
 
-def _count_rows(output_dir):
-    try:
-        with open(osp.join(output_dir, "progress.txt")) as f:
-            return max(0, sum(1 for line in f if line.strip()) - 1)
-    except OSError:
-        return 0
+def _encode_call(fn, kwargs=None, num_cpu=1, oversubscribe=False):
+    """``fn(**kwargs)`` (an MPI job if ``num_cpu > 1``; an ``env_name`` keyword becomes
+    ``env_fn``), serialized for ``run_entrypoint.py``'s command line."""
+    import cloudpickle
+    call = fn
+    if kwargs is not None:
+        kwargs = dict(kwargs)
+        if "env_name" in kwargs:
+            kwargs["env_fn"] = _make_env_fn(kwargs.pop("env_name"))
+
+        def call():
+            from spinup.utils.mpi_tools import mpi_fork
+            mpi_fork(num_cpu, oversubscribe=oversubscribe)
+            fn(**kwargs)
+    return base64.b64encode(zlib.compress(cloudpickle.dumps(call))).decode("utf-8")
 
 
-def _plan_resume(run, num_cpu):
-    """Decide whether ``run`` is skipped, resumed or started again (``resume=True``).
-
-    Raises:
-        LaunchError: the checkpoint cannot be read, or was written by another
-            number of MPI processes than ``num_cpu``.
-    """
-    import re
-
-    from spinup.utils.checkpoint import checkpoint_path, load_checkpoint
-    from spinup.utils.mpi_tools import _physical_cores
-    if not osp.exists(checkpoint_path(run.output_dir)):
-        if osp.exists(osp.join(run.output_dir, "progress.txt")):
-            # Stopped before its first checkpoint: nothing to keep, start again.
-            run.kwargs["logger_kwargs"]["overwrite"] = True
-        return
-    try:
-        done = int(load_checkpoint(run.output_dir, rank=0)["epoch"])
-    except (ValueError, KeyError) as e:
-        raise LaunchError(f"--resume: {run.label}: {e}") from None
-    ranks = len([n for n in os.listdir(osp.join(run.output_dir, "pyt_save"))
-                 if re.fullmatch(r"checkpoint(_rank\d+)?\.pt", n)])
-    wanted = _physical_cores() if num_cpu == "auto" else int(num_cpu)
-    if ranks != wanted:
-        raise LaunchError(f"--resume: {run.output_dir} was run with --cpu {ranks}, this grid "
-                          f"asks for --cpu {num_cpu}; give the grid its original --cpu")
-    if run.epochs is not None and done >= run.epochs:
-        run.state, run.shown = "skip", done
-        return
-    run.state, run.epochs_before, run.shown = "resume", done, done
-    run.synced = _count_rows(run.output_dir) <= done
-    lk = run.kwargs["logger_kwargs"]
-    lk.pop("overwrite", None)
-    lk["resume"] = True
-
-
-def plan_runs(thunk, variants, names, data_dir=None, datestamp=False, overwrite=False,
-              tensorboard=False, verbose=False, resume=False, num_cpu=1):
-    """The runs of a grid: each variant's function, keyword arguments and directory.
-
-    Args:
-        thunk (callable or str): as :meth:`ExperimentGrid.run`.
-        variants (list of dict): :meth:`ExperimentGrid.variants` (not modified).
-        names (list of str): each variant's name.
-        resume (bool): look at the run directories and mark each run to be
-            skipped, resumed or started (see :func:`run_grid`).
-        others: as :func:`~spinup.utils.run_utils.call_experiment`.
-
-    Returns:
-        list of ``_Run``.
-
-    Raises:
-        LaunchError: ``resume`` with ``datestamp`` (the names change every time),
-            or a checkpoint that cannot be resumed.
-    """
-    if resume and datestamp:
-        raise LaunchError("--resume finds the grid's runs by their directory names, which "
-                          "--dt makes new every time; resume each run with --resume DIR")
-    runs = []
-    for name, variant in zip(names, variants):
-        kwargs = dict(variant)
-        fn = kwargs.pop(thunk) if isinstance(thunk, str) else thunk
-        kwargs["seed"] = kwargs.get("seed", 0)
-        logger_kwargs = kwargs.get("logger_kwargs") or setup_logger_kwargs(
-            name, kwargs["seed"], data_dir, datestamp, overwrite, tensorboard, verbose)
-        kwargs["logger_kwargs"] = dict(logger_kwargs)
-        output_dir = logger_kwargs["output_dir"]
-        runs.append(_Run(osp.basename(osp.normpath(output_dir)), fn, kwargs, output_dir,
-                         _epochs_of(fn, kwargs)))
-        if resume:
-            _plan_resume(runs[-1], num_cpu)
-    return runs
-
-
-# ---- Starting a run ----
-
-def _encoded_call(run, num_cpu, oversubscribe):
-    """``run``'s call, serialized for ``run_entrypoint.py`` (an MPI job if ``num_cpu > 1``)."""
-    fn, kwargs = run.fn, dict(run.kwargs)
-    if "env_name" in kwargs:
-        kwargs["env_fn"] = _make_env_fn(kwargs.pop("env_name"))
-
-    def run_in_subprocess():
-        from spinup.utils.mpi_tools import mpi_fork
-        mpi_fork(num_cpu, oversubscribe)
-        fn(**kwargs)
-    return _encode_call(run_in_subprocess)
-
-
-def _write_header(run):
-    """Start (or continue) the run's log with what is being run."""
-    os.makedirs(run.output_dir, exist_ok=True)
-    # A run started from scratch (overwrite=True included) starts a new log.
-    with open(run.log_path, "w" if run.state == "start" else "a") as log:
-        what = {"resume": f"Resuming after epoch {run.epochs_before}",
-                "start": "Running"}[run.state]
-        log.write(f"{what}: experiment {run.label} with kwargs "
-                  + json.dumps(convert_json(run.kwargs), sort_keys=True) + "\n")
-
-
-def _thread_env(threads):
-    return {"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
-            "PYTHONUNBUFFERED": "1"}
-
-
-def _start_process(encoded, log_path, extra_env):
-    """Start ``run_entrypoint.py`` on ``encoded``, its output appended to ``log_path``.
-
-    The process leads its own process group, so that a signal sent to the group
-    reaches it and, under MPI, ``mpiexec`` and every rank.
-    """
+def _start_process(encoded, log_path=None, threads=None):
+    """Start ``run_entrypoint.py`` on ``encoded`` as the leader of a new process group
+    (see Signals), its output appended to ``log_path`` (``None``: this process's)."""
     import ctypes  # noqa: F401  (imported here, not in the forked child: see die_with_parent)
 
     from spinup.utils.mpi_tools import die_with_parent
@@ -261,40 +265,106 @@ def _start_process(encoded, log_path, extra_env):
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         if tie_to_parent is not None:
             tie_to_parent()
-    with open(log_path, "a") as log:
+    # The child looks modules up as this process does (e.g. --env mymod:MyEnv-v0 with
+    # mymod.py in the current directory); run_entrypoint puts this sys.path first.
+    env = dict(os.environ, SPINUP_PARENT_SYS_PATH=json.dumps(sys.path))
+    if threads is not None:
+        env.update(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads),
+                   PYTHONUNBUFFERED="1")
+    with contextlib.ExitStack() as stack:
+        log = stack.enter_context(open(log_path, "a")) if log_path else None
         return subprocess.Popen([sys.executable or "python", entrypoint, encoded],
-                                stdout=log, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, env=dict(os.environ, **extra_env),
+                                stdout=log, stderr=subprocess.STDOUT if log else None,
+                                stdin=subprocess.DEVNULL if log else None, env=env,
                                 start_new_session=True, preexec_fn=in_child)
 
 
-def _signal_group(proc, signum):
+@contextlib.contextmanager
+def _signals_interrupt():
+    """Within: SIGINT (unless ignored) and SIGTERM raise :class:`Interrupted`. Only
+    the main thread can set handlers; elsewhere the signals keep their effect."""
+    def raise_interrupted(signum, frame):
+        raise Interrupted(signum)
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    for s, handler in previous.items():
+        if handler not in (signal.SIG_IGN, None):
+            signal.signal(s, raise_interrupted)
     try:
-        os.killpg(proc.pid, signum)
-    except (ProcessLookupError, PermissionError):
-        pass
+        yield
+    finally:
+        for s, handler in previous.items():
+            if handler is not None:
+                signal.signal(s, handler)
 
 
 class _LocalHandle:
-    """A variant running as a process of this machine."""
+    """An experiment process of this machine, started by :meth:`start`."""
 
-    def __init__(self, encoded, log_path, threads):
-        self.proc = _start_process(encoded, log_path, _thread_env(threads))
+    def __init__(self, encoded, log_path=None, threads=None):
+        self.args, self.proc = (encoded, log_path, threads), None
+
+    def start(self):
+        """Fork with SIGINT and SIGTERM blocked: one arriving meanwhile is raised once
+        ``self.proc`` is set, so the caller can stop the process (see Signals)."""
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
+            self.proc = _start_process(*self.args)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
     def poll(self):
-        return self.proc.poll()
+        return None if self.proc is None else self.proc.poll()
+
+    def _signal(self, signum):
+        if self.poll() is None and self.proc is not None:
+            try:
+                os.killpg(self.proc.pid, signum)
+            except (ProcessLookupError, PermissionError):
+                pass
 
     def interrupt(self):
-        if self.proc.poll() is None:
-            _signal_group(self.proc, signal.SIGINT)
-
-    def terminate(self):
-        if self.proc.poll() is None:
-            _signal_group(self.proc, signal.SIGTERM)
+        self._signal(signal.SIGINT)
 
     def kill(self):
-        if self.proc.poll() is None:
-            _signal_group(self.proc, signal.SIGKILL)
+        self._signal(signal.SIGKILL)
+
+
+def _stop(handles):
+    """Interrupt every handle, wait up to ``SHUTDOWN_GRACE`` seconds, kill the rest."""
+    for handle in handles:
+        handle.interrupt()
+    deadline = time.time() + SHUTDOWN_GRACE
+    while time.time() < deadline and any(h.poll() is None for h in handles):
+        try:
+            time.sleep(0.2)
+        except KeyboardInterrupt:   # a second Ctrl-C: do not wait any longer
+            break
+    for handle in handles:
+        handle.kill()
+
+
+def run_one(encoded, exp_name, output_dir):
+    """Run one experiment process (from :func:`_encode_call`), its output on this
+    process's; return its exit code.
+
+    Raises:
+        Interrupted: SIGINT or SIGTERM (see Signals), once the experiment stopped.
+    """
+    handle = _LocalHandle(encoded)
+    with _signals_interrupt():
+        try:
+            handle.start()
+            return handle.proc.wait()
+        except Interrupted as e:
+            _stop([handle])
+            where = (f"what was logged so far is in {output_dir}"
+                     if output_dir and holds_run(output_dir) else "no epoch was logged")
+            print(colorize(f"\nInterrupted: {exp_name} ({where})", "red", bold=True))
+            e.reported = True
+            raise
 
 
 #: Written into a run directory to ask the Ray task running there to stop (Ctrl-C).
@@ -304,44 +374,42 @@ STOP_NAME = ".spinup-stop"
 def ray_task(encoded, log_path, threads):
     """What a Ray task runs: the variant's process on the task's node.
 
-    The launcher asks the task to stop (on Ctrl-C) by creating ``STOP_NAME`` in
-    the run directory, which every node sees; the task then sends SIGINT to the
-    variant's processes, which stop as on Ctrl-C, keeping the last checkpoint.
-    A ``KeyboardInterrupt`` raised in the task (``ray.cancel``) does the same.
+    The launcher asks the task to stop by creating ``STOP_NAME`` in the run
+    directory, which every node sees; the task then sends SIGINT to the variant's
+    processes, which stop keeping the last checkpoint. A ``KeyboardInterrupt``
+    raised in the task (``ray.cancel``) does the same.
 
     Returns:
         int: the variant's exit code.
     """
     stop_path = osp.join(osp.dirname(log_path), STOP_NAME)
-    proc = _start_process(encoded, log_path, _thread_env(threads))
+    handle = _LocalHandle(encoded, log_path, threads)
+    handle.start()
     try:
-        while not osp.exists(stop_path):
-            try:
-                return proc.wait(timeout=POLL_SECONDS)
-            except subprocess.TimeoutExpired:
-                pass
+        while not osp.exists(stop_path) and handle.poll() is None:
+            time.sleep(POLL_SECONDS)
     except KeyboardInterrupt:
         pass
-    _signal_group(proc, signal.SIGINT)
-    try:
-        return proc.wait(timeout=SHUTDOWN_GRACE)
-    except subprocess.TimeoutExpired:
-        _signal_group(proc, signal.SIGKILL)
-        return proc.wait()
-    finally:
-        if osp.exists(stop_path):
-            os.remove(stop_path)
+    _stop([handle])
+    if osp.exists(stop_path):
+        os.remove(stop_path)
+    return handle.proc.wait()
 
 
 class _RayHandle:
-    """A variant running as a Ray task that reserves ``num_cpu`` CPUs."""
+    """A variant running as a Ray task that reserves ``num_cpu`` CPUs (never retried:
+    a rerun of the original call would start the run again over itself)."""
 
     def __init__(self, remote_fn, encoded, log_path, num_cpu):
         self.stop_path = osp.join(osp.dirname(log_path), STOP_NAME)
+        self.args, self.code, self.cause = (remote_fn, encoded, log_path, num_cpu), None, None
+
+    def start(self):
+        remote_fn, encoded, log_path, num_cpu = self.args
         if osp.exists(self.stop_path):   # left by an earlier launcher that was killed
             os.remove(self.stop_path)
-        self.ref = remote_fn.options(num_cpus=num_cpu).remote(encoded, log_path, num_cpu)
-        self.code = None
+        self.ref = remote_fn.options(num_cpus=num_cpu, max_retries=0).remote(
+            encoded, log_path, num_cpu)
 
     def poll(self):
         import ray
@@ -350,17 +418,15 @@ class _RayHandle:
             if ready:
                 try:
                     self.code = ray.get(self.ref)
-                except (ray.exceptions.TaskCancelledError, ray.exceptions.RayTaskError,
-                        ray.exceptions.WorkerCrashedError) as e:
-                    print(f"Ray task failed: {e}", file=sys.stderr)
+                except ray.exceptions.RayError as e:   # the task or its worker failed
+                    lines = str(e).strip().splitlines()
+                    self.cause = f"{type(e).__name__}: {lines[-1] if lines else ''}"
                     self.code = 130 if isinstance(e, ray.exceptions.TaskCancelledError) else 1
         return self.code
 
     def interrupt(self):
         if self.poll() is None:
             open(self.stop_path, "w").close()
-
-    terminate = interrupt
 
     def kill(self):
         import ray
@@ -433,6 +499,17 @@ def _start_ray(ray_address, num_cpu):
 
 # ---- The terminal ----
 
+def _write_header(run):
+    """Start (or continue) the run's log with what is being run."""
+    os.makedirs(run.output_dir, exist_ok=True)
+    # A run started from scratch (overwrite=True included) starts a new log.
+    with open(run.log_path, "w" if run.state == "start" else "a") as log:
+        what = {"resume": f"Resuming after epoch {run.epochs_before}",
+                "start": "Running"}[run.state]
+        log.write(f"{what}: experiment {run.label} with kwargs "
+                  + json.dumps(convert_json(run.kwargs), sort_keys=True) + "\n")
+
+
 def _as_number(text):
     try:
         return float(text)
@@ -450,10 +527,7 @@ def _new_rows(run):
     if not lines:
         return []
     header, rows = lines[0].split("\t"), lines[1:]
-    if not run.synced:   # a resumed run drops the rows after its checkpoint first
-        if len(rows) > run.epochs_before:
-            return []
-        run.synced = True
+    # A resumed run puts its table back as its checkpoint has it: rows after it go.
     first = run.shown = min(run.shown, len(rows))
     run.shown = len(rows)
     return [(first + i + 1, {k: _as_number(v) for k, v in zip(header, row.split("\t"))})
@@ -489,7 +563,7 @@ def _summary(runs, seconds):
     for run in runs:
         color = {"finished": "green", "skipped": "cyan"}.get(run.outcome, "red")
         if run.outcome == "FAILED":
-            detail = f"exit code {run.returncode}, log {run.log_path}"
+            detail = run.cause or f"exit code {run.returncode}, log {run.log_path}"
         elif run.outcome == "not started":
             detail = "-"
         else:
@@ -502,13 +576,14 @@ def _summary(runs, seconds):
 
 def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
              ray_address=None, announce=None):
-    """Run the planned ``runs`` (see :func:`plan_runs`) and report on the terminal.
+    """Run the planned ``runs`` (:func:`~spinup.utils.run_utils.plan_runs`) and report
+    on the terminal.
 
     Every check (``jobs`` x ``num_cpu`` against the cores, the run directories,
     Ray being installed) is made before the first variant starts.
 
     Args:
-        runs (list): from :func:`plan_runs`.
+        runs (list): from :func:`~spinup.utils.run_utils.plan_runs`.
         num_cpu (int or str): MPI processes per variant.
         oversubscribe (bool): allow more processes than cores.
         jobs (int or str): variants at once on this machine (``launcher='local'``).
@@ -523,13 +598,13 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
     Raises:
         LaunchError, FileExistsError: a check failed; nothing was started.
         GridError: a variant failed (after all the others ended).
-        KeyboardInterrupt: Ctrl-C, after every variant stopped.
+        Interrupted: (a KeyboardInterrupt) SIGINT or SIGTERM, after every variant stopped.
     """
     from spinup.utils.mpi_tools import _physical_cores, available_cores
     if launcher not in LAUNCHERS:
-        raise LaunchError(f"--launcher expects one of {', '.join(LAUNCHERS)}, got {launcher!r}")
+        raise LaunchError(f"--launcher expects local or ray, got {launcher!r}")
     if ray_address is not None and launcher != "ray":
-        raise LaunchError("--ray_address is for --launcher ray")
+        raise LaunchError("--ray_address needs --launcher ray")
     per_variant = _physical_cores() if num_cpu == "auto" else int(num_cpu)
     if launcher == "ray":
         ray = require_ray()
@@ -538,12 +613,10 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
         for run in runs:   # a task's working directory is not the launcher's
             run.output_dir = osp.abspath(run.output_dir)
             run.kwargs["logger_kwargs"]["output_dir"] = run.output_dir
-        check_before_launch([r.kwargs["logger_kwargs"] for r in runs if r.state != "skip"],
-                            1, oversubscribe)
     else:
         jobs = resolve_jobs(jobs, num_cpu, oversubscribe)
-        check_before_launch([r.kwargs["logger_kwargs"] for r in runs if r.state != "skip"],
-                            num_cpu, oversubscribe)
+    check_before_launch([r.kwargs["logger_kwargs"] for r in runs if r.state != "skip"],
+                        1 if launcher == "ray" else num_cpu, oversubscribe)
     threads = max(1, available_cores() // jobs) if launcher == "local" else per_variant
     if announce is not None:
         announce()
@@ -571,81 +644,63 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
 
     def start(run):
         _write_header(run)
-        encoded = _encoded_call(run, num_cpu, oversubscribe)
+        encoded = _encode_call(run.fn, run.kwargs, num_cpu, oversubscribe)
         run.handle = (_RayHandle(remote_fn, encoded, run.log_path, per_variant)
                       if launcher == "ray" else _LocalHandle(encoded, run.log_path, threads))
         run.outcome = "running"
+        run.handle.start()
         verb = "resumed after epoch %d" % run.epochs_before if run.state == "resume" \
             else "started"
         print(f"{run.label.ljust(width)}  {verb} (log: {run.log_path})", flush=True)
 
-    def on_sigterm(signum, frame):
-        raise KeyboardInterrupt
-
-    # kill <pid> of the launcher stops the grid like Ctrl-C (only the main thread
-    # can install a handler; elsewhere SIGTERM keeps its usual effect).
-    in_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, on_sigterm) if in_main else None
     finished = 0
     try:
-        while pending or running:
-            while pending and (launcher == "ray" or len(running) < jobs):
-                run = pending.pop(0)
-                running.append(run)
-                start(run)
-            time.sleep(POLL_SECONDS)
-            for run in list(running):
-                _report_epochs(run, width)
-                code = run.handle.poll()
-                if code is None:
-                    continue
-                _report_epochs(run, width)
-                running.remove(run)
-                finished += 1
-                run.returncode = code
-                run.outcome = "finished" if code == 0 else "FAILED"
-                status = (f"finished ({run.shown} epochs, return {_return_of(run.last_row)})"
-                          if code == 0 else colorize(f"FAILED with exit code {code}; see "
-                                                     f"{run.log_path}", "red", bold=True))
-                print(f"{run.label.ljust(width)}  {status}  [{finished}/{len(todo)} done]",
-                      flush=True)
-    except KeyboardInterrupt:
-        if in_main:
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)   # stopping already
-        print(colorize(f"\nInterrupted: stopping {len(running)} running variant(s); each "
-                       "keeps its last checkpoint.", "red", bold=True), flush=True)
-        _stop(running)
-        for run in running:
-            _report_epochs(run, width)
-            run.outcome = "finished" if run.returncode == 0 else "interrupted"
-        _summary(runs, time.time() - begin)
-        print("Continue the grid with the same command and --resume (Python: resume=True).",
-              flush=True)
-        raise
+        with _signals_interrupt():
+            try:
+                while pending or running:
+                    while pending and (launcher == "ray" or len(running) < jobs):
+                        run = pending.pop(0)
+                        running.append(run)
+                        start(run)
+                    time.sleep(POLL_SECONDS)
+                    for run in list(running):
+                        _report_epochs(run, width)
+                        code = run.handle.poll()
+                        if code is None:
+                            continue
+                        _report_epochs(run, width)
+                        running.remove(run)
+                        finished += 1
+                        run.returncode, run.cause = code, getattr(run.handle, "cause", None)
+                        run.outcome = "finished" if code == 0 else "FAILED"
+                        status = (f"finished ({run.shown} epochs, return "
+                                  f"{_return_of(run.last_row)})" if code == 0 else
+                                  colorize(f"FAILED ({run.cause or f'exit code {code}'}); "
+                                           f"see {run.log_path}", "red", bold=True))
+                        print(f"{run.label.ljust(width)}  {status}  "
+                              f"[{finished}/{len(todo)} done]", flush=True)
+            except Interrupted as e:
+                print(colorize(f"\nInterrupted: stopping {len(running)} running variant(s); "
+                               "each keeps its last checkpoint.", "red", bold=True), flush=True)
+                e.reported = True
+                started = [run for run in running if run.handle is not None]
+                _stop([run.handle for run in started])
+                for run in started:
+                    run.returncode = run.handle.poll()
+                    _report_epochs(run, width)
+                    run.outcome = "finished" if run.returncode == 0 else "interrupted"
+                _summary(runs, time.time() - begin)
+                print("Continue the grid with the same command and --resume (Python: "
+                      "resume=True).", flush=True)
+                raise
     finally:
-        if in_main:
-            signal.signal(signal.SIGTERM, previous)
         if started_ray:
             import ray
             ray.shutdown()
     _summary(runs, time.time() - begin)
     failed = [(r.label, r.returncode, r.log_path) for r in runs if r.outcome == "FAILED"]
     if failed:
+        print("A failed variant keeps its last checkpoint: after fixing the cause, the "
+              "same command with --resume (Python: resume=True) continues it.", flush=True)
         raise GridError(failed)
     return [r.output_dir for r in runs]
-
-
-def _stop(running):
-    """Interrupt every running variant, wait up to ``SHUTDOWN_GRACE``, then kill."""
-    running = [run for run in running if run.handle is not None]
-    for run in running:
-        run.handle.interrupt()
-    deadline = time.time() + SHUTDOWN_GRACE
-    while time.time() < deadline and any(r.handle.poll() is None for r in running):
-        try:
-            time.sleep(0.2)
-        except KeyboardInterrupt:   # a second Ctrl-C: do not wait any longer
-            break
-    for run in running:
-        run.handle.kill()
-        run.returncode = run.handle.poll()

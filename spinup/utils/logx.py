@@ -179,6 +179,21 @@ def holds_run(output_dir, table_name="progress.txt"):
     return any(name.endswith(".pt") for name in saved)
 
 
+def _clear_run(output_dir, table_name):
+    """Delete what a run wrote to ``output_dir`` (its table, ``config.json``,
+    ``vars*.json``, ``pyt_save/``, ``tb/``, ``output.log``), so that nothing of it
+    is left next to a new run. An ``output.log`` that is this process's standard
+    output (a grid launcher opened it for the new run) stays."""
+    import re
+    for name in os.listdir(output_dir):
+        path = osp.join(output_dir, name)
+        if name in ("pyt_save", "tb") and osp.isdir(path):
+            shutil.rmtree(path)
+        elif name in (table_name, "config.json") or re.fullmatch(r"vars\d*\.json", name) or (
+                name == "output.log" and not osp.samestat(os.stat(path), os.fstat(1))):
+            os.remove(path)
+
+
 #: Name of the lock file in a run directory; see :func:`lock_run_dir`.
 LOCK_NAME = ".spinup.lock"
 
@@ -308,7 +323,7 @@ class Logger:
             exp_name (str): name shared by the runs of one configuration (e.g.
                 its seeds); the plotter averages the runs that share it.
             overwrite (bool): allow ``output_dir`` to hold an earlier run's table
-                already (it is then replaced, and so are that run's other files).
+                already: every file of that run is then deleted first.
                 False protects finished runs from being lost by a repeated command;
                 a run that stopped before its first epoch (see :func:`holds_run`)
                 is not protected: its directory is reused.
@@ -361,14 +376,16 @@ class Logger:
             check_run_dir_free(self.output_dir)
         if resume:
             self._continue_table()
-        elif osp.exists(table_path) and not holds_run(self.output_dir, output_fname):
-            print(colorize(f"Note: reusing {self.output_dir}: the run there stopped before "
-                           "its first epoch ended.", "yellow", bold=True))
         elif osp.exists(table_path):
-            if not overwrite:
+            if not holds_run(self.output_dir, output_fname):
+                print(colorize(f"Note: reusing {self.output_dir}: the run there stopped "
+                               "before its first epoch ended.", "yellow", bold=True))
+            elif not overwrite:
                 raise FileExistsError(refusal_to_overwrite(table_path))
-            print(colorize(f"Warning: replacing the run in {self.output_dir} "
-                           "(overwrite=True).", "red", bold=True))
+            else:
+                print(colorize(f"Warning: replacing the run in {self.output_dir} "
+                               "(overwrite=True).", "red", bold=True))
+            _clear_run(self.output_dir, output_fname)
         os.makedirs(self.output_dir, exist_ok=True)
         # No other process may write here meanwhile (the claim lasts as long as self).
         self._lock = lock_run_dir(self.output_dir)
@@ -380,31 +397,45 @@ class Logger:
         print(colorize(f"Logging data to {table_path}", "green", bold=True))
 
     def _continue_table(self):
-        """Open the table of the run being resumed for appending; take its columns."""
+        """Open the table of the run being resumed for appending (:meth:`keep_rows` next)."""
         if not osp.exists(self._table_path):
             raise FileNotFoundError(f"{self.output_dir}: no run to resume "
                                     f"({osp.basename(self._table_path)} does not exist)")
-        with open(self._table_path) as f:
-            header = f.readline().rstrip("\n")
-        self.log_headers = header.split("\t") if header else []
-        self.first_row = not self.log_headers
         self.output_file = open(self._table_path, "a")
 
-    def keep_rows(self, epochs):
-        """On resuming: keep the header and the first ``epochs`` rows of the table.
+    def keep_rows(self, epochs, table=None):
+        """On resuming: make the table the header and the first ``epochs`` rows, once each.
 
-        Rows after them were written by the interrupted run after its last
-        checkpoint; the resumed run writes those epochs again.
+        ``table`` is the text the table had when the checkpoint was written (every
+        checkpoint carries it): it replaces the file, whatever happened to it since
+        (rows of epochs after the checkpoint, a cut, an emptied file). Without it (a
+        checkpoint of an older version) the rows after the first ``epochs`` are dropped.
+
+        Raises:
+            ValueError: no ``table``, and one of the first ``epochs`` rows is missing
+                or cut (the file is left as it is).
         """
         if proc_id() != 0 or not self.resuming:
             return
         with open(self._table_path) as f:
-            lines = f.readlines()
-        if len(lines) > epochs + 1:
+            text = f.read()
+        if table is None:
+            lines = text.split("\n")
+            width = len(lines[0].split("\t"))
+            whole = [len(line.split("\t")) == width for line in lines[1:-1]][:epochs]
+            if len(whole) < epochs or not all(whole):
+                first_bad = whole.index(False) if False in whole else len(whole)
+                raise ValueError(f"cannot resume: {self._table_path} lacks complete rows for "
+                                 f"epochs {first_bad + 1}-{epochs} of the checkpoint")
+            table = "".join(line + "\n" for line in lines[:epochs + 1])
+        if text != table:
             self.output_file.close()
-            write_text_atomically(self._table_path, "".join(lines[:epochs + 1]))
+            write_text_atomically(self._table_path, table)
             self.output_file = open(self._table_path, "a")
             atexit.register(self.output_file.close)
+        header = table.split("\n", 1)[0]
+        self.log_headers = header.split("\t") if header else []
+        self.first_row = not self.log_headers
 
     def log(self, msg, color="green"):
         """Print ``msg`` in colour, on rank 0 only."""

@@ -203,7 +203,8 @@ def get_all_datasets(all_logdirs, legend=None, select=None, exclude=None):
             contain any of these (``--exclude s10`` drops seed 10).
 
     Returns:
-        list of pandas.DataFrame, as :func:`get_datasets`.
+        list of pandas.DataFrame, as :func:`get_datasets`: each run once, by its
+        real path, however many of the directories or prefixes lead to it.
 
     Raises:
         ValueError: no directory or run matches, no run could be read, or
@@ -212,7 +213,10 @@ def get_all_datasets(all_logdirs, legend=None, select=None, exclude=None):
     logdirs = _expand_logdirs(all_logdirs)
     if not logdirs:
         raise ValueError("no log directories match %s" % " ".join(all_logdirs))
-    logdirs = [d for d in logdirs if _find_runs(d, select, exclude)]
+    unique = {}   # a directory named twice (or by two prefixes) is taken once
+    for d in logdirs:
+        unique.setdefault(osp.realpath(d), d)
+    logdirs = [d for d in unique.values() if _find_runs(d, select, exclude)]
     if not logdirs:
         raise ValueError("no run directory with a progress.txt under %s%s"
                          % (" ".join(all_logdirs),
@@ -227,8 +231,15 @@ def get_all_datasets(all_logdirs, legend=None, select=None, exclude=None):
         raise ValueError(f"--legend needs one name per log directory: got {len(legend)} for "
                          f"{len(logdirs)} directories ({', '.join(logdirs)})")
     labels = legend or [None] * len(logdirs)
-    data = [run for d, label in zip(logdirs, labels)
-            for run in get_datasets(d, label, select, exclude)]
+    data, seen = [], {}   # each run once, by its real path (prefixes and nesting overlap)
+    for d, label in zip(logdirs, labels):
+        for run in get_datasets(d, label, select, exclude):
+            path, real = run.attrs["path"], osp.realpath(run.attrs["path"])
+            if real in seen:
+                print(f"Skipping {path}: already included (as {seen[real]})")
+                continue
+            seen[real] = path
+            data.append(run)
     if not data:
         raise ValueError("no readable progress.txt with logged epochs under %s (see the "
                          "'Skipping' lines above)" % ", ".join(logdirs))
@@ -332,9 +343,11 @@ def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
                              % (missing[0], ", ".join(columns)))
         usable = []
         for run in data:
-            if value not in run or xaxis not in run:
-                continue
             path = run.attrs.get("path", "a run")
+            if value not in run or xaxis not in run:
+                print(f"Skipping {path} for {value}: it has no "
+                      f"{value if value not in run else xaxis} column")
+                continue
             bad = [col for col in (xaxis, value) if not pd.api.types.is_numeric_dtype(run[col])]
             if bad:
                 print(f"Skipping {path} for {value}: column "

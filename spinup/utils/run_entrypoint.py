@@ -28,6 +28,7 @@ environment variable ``SPINUP_PARENT_SYS_PATH`` as JSON) comes first, in place o
 this file's own directory, so that e.g. an env module in the directory the command
 was started from imports here too.
 """
+import atexit
 import base64
 import json
 import os
@@ -51,12 +52,17 @@ def _use_parent_path():
 
 
 def _exit(code):
-    """Exit with ``code``; under MPI abort the whole job, so no other rank hangs."""
+    """Exit with ``code`` at once: the ``atexit`` handlers (the logger's files) run, the
+    interpreter's teardown (seconds with torch on a busy machine) does not. Under MPI
+    abort the whole job, so that no other rank hangs."""
     from spinup.utils.mpi_tools import _comm, num_procs
     sys.stderr.flush()
     if num_procs() > 1:
         _comm().Abort(code)
-    sys.exit(code)
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 #: Set by the handler of :func:`watch_ctrl_c` when a Ctrl-C arrives.

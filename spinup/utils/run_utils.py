@@ -3,61 +3,39 @@ runs (spec: "Run Utils" and "Running Experiments").
 
 * :func:`setup_logger_kwargs` names a run's output directory;
 * :func:`call_experiment` runs one function call in a new Python process (and,
-  with ``num_cpu > 1``, an MPI job), forwarding Ctrl-C and SIGTERM to it;
+  with ``num_cpu > 1``, an MPI job), through the launcher
+  (:mod:`spinup.utils.grid_launch`, which also handles the signals);
 * :class:`ExperimentGrid` takes the Cartesian product of hyperparameter values,
-  names each combination and runs them one after another.
+  names each combination and runs them one after another (or, with
+  :func:`plan_runs` and the launcher, several at once or resumed as a whole).
 
 See ``docs/utils/run_utils.rst``.
 """
-import base64
 import collections
+import inspect
 import itertools
 import json
 import os
 import os.path as osp
-import signal
+import re
 import string
-import subprocess
 import sys
-import tempfile
-import threading
 import time
-import zlib
 
 from spinup.user_config import (DEFAULT_DATA_DIR, DEFAULT_SHORTHAND, FORCE_DATESTAMP,
                                 WAIT_BEFORE_LAUNCH)
-from spinup.utils.logx import check_run_dir_free, colorize, holds_run, refusal_to_overwrite
+# The launcher: every name below is part of this module's interface as well.
+from spinup.utils.grid_launch import (DIV_LINE_WIDTH, ExperimentError, LaunchError,  # noqa: F401
+                                      _encode_call, _Run, check_before_launch,
+                                      check_can_create, run_grid, run_one)
+from spinup.utils.logx import colorize
 from spinup.utils.serialization_utils import convert_json
-
-DIV_LINE_WIDTH = 80
-
-# Seconds an interrupted experiment gets to stop its workers and flush its files.
-_SHUTDOWN_GRACE = 30
 
 # Characters allowed in directory names made from parameter values.
 _NAME_CHARS = frozenset("-_" + string.ascii_letters + string.digits)
 
 # One parameter of an ExperimentGrid: its values, and how variant names show it.
 _GridParam = collections.namedtuple("_GridParam", "key vals shorthand in_name")
-
-
-class LaunchError(ValueError):
-    """An experiment cannot start (unusable ``data_dir``, too many MPI processes,
-    two variants sharing a directory). Raised before anything is written."""
-
-
-class ExperimentError(RuntimeError):
-    """An experiment started by :func:`call_experiment` ended with a non-zero exit code.
-
-    Attributes:
-        exp_name (str): the experiment's name.
-        returncode (int): its process's exit code.
-    """
-
-    def __init__(self, exp_name, returncode):
-        self.exp_name, self.returncode = exp_name, returncode
-        super().__init__(f"experiment {exp_name!r} failed (exit code {returncode}); "
-                         "see its error message above")
 
 
 # ---- Output directories ----
@@ -128,127 +106,6 @@ def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False, ove
     return kwargs
 
 
-def check_can_create(path):
-    """Make sure directory ``path`` exists or can be created, without creating anything.
-
-    Raises:
-        LaunchError: a component of ``path`` is a file, or the closest existing
-            directory on it is not writable.
-    """
-    probe = osp.abspath(path)
-    while not osp.exists(probe) and osp.dirname(probe) != probe:
-        probe = osp.dirname(probe)
-    if not osp.isdir(probe):
-        raise LaunchError(f"cannot create {path}: {probe} is a file, not a directory "
-                          "(check --data_dir)")
-    try:  # the real test of writability (permissions, read-only mounts, root)
-        tempfile.TemporaryDirectory(dir=probe, prefix=".spinup-probe-").cleanup()
-    except OSError as e:
-        raise LaunchError(f"cannot create {path}: cannot write in {probe} "
-                          f"({e.strerror or e}; check --data_dir)") from None
-
-
-def check_before_launch(logger_kwargs_list, num_cpu=1, oversubscribe=False):
-    """Every check that can fail before an experiment starts, so that none starts.
-
-    Args:
-        logger_kwargs_list (list of dict): the ``logger_kwargs`` of every run about
-            to start (``output_dir`` and, optionally, ``overwrite``).
-        num_cpu, oversubscribe: as :func:`call_experiment`.
-
-    Raises:
-        FileExistsError: a run directory holds a ``progress.txt`` already and its
-            ``overwrite`` is not set, or another process is writing to it
-            (:class:`~spinup.utils.logx.RunInProgressError`).
-        LaunchError: ``num_cpu`` above the cores (see
-            :func:`~spinup.utils.mpi_tools.check_num_cpu`); an output directory
-            cannot be created (:func:`check_can_create`); two runs would share
-            a directory.
-    """
-    from spinup.utils.mpi_tools import check_num_cpu
-    try:
-        check_num_cpu(num_cpu, oversubscribe)
-    except ValueError as e:
-        raise LaunchError(str(e)) from None
-    seen = set()
-    for logger_kwargs in logger_kwargs_list:
-        output_dir = logger_kwargs.get("output_dir")
-        if output_dir is None:
-            continue
-        if osp.normpath(output_dir) in seen:
-            raise LaunchError(f"two runs of the grid would write to {output_dir}; give the "
-                              "parameters that tell them apart distinct values or shorthands")
-        seen.add(osp.normpath(output_dir))
-        check_can_create(output_dir)
-        check_run_dir_free(output_dir)
-        table = osp.join(output_dir, "progress.txt")
-        # A resumed run (logger_kwargs resume=True) appends to its own table.
-        # A directory whose run stopped before its first epoch holds no run (holds_run).
-        if osp.exists(table) and holds_run(output_dir) and not (
-                logger_kwargs.get("overwrite", False) or logger_kwargs.get("resume", False)):
-            raise FileExistsError(refusal_to_overwrite(table))
-
-
-# ---- One experiment in a subprocess ----
-
-def _make_env_fn(env_name):
-    """``env_fn`` for a gymnasium id (a named closure so it pickles and reads well)."""
-    def env_fn():
-        import gymnasium as gym
-        return gym.make(env_name)
-    env_fn.__qualname__ = f"gym.make({env_name!r})"
-    return env_fn
-
-
-def _encode_call(fn):
-    """Serialize a zero-argument callable for ``run_entrypoint.py``'s command line."""
-    import cloudpickle
-    return base64.b64encode(zlib.compress(cloudpickle.dumps(fn))).decode("utf-8")
-
-
-def _wait(proc, exp_name, output_dir, mask):
-    """Wait for the experiment's process, passing a SIGTERM or Ctrl-C on to it.
-
-    ``mask`` is the signal mask to restore: SIGINT was blocked while the process
-    started, and a Ctrl-C held meanwhile arrives here, inside the ``try``.
-
-    ``kill <pid>`` reaches only this process, so the handler sends the signal on
-    (the experiment must not keep training as an orphan) and exits at once with
-    ``128 + signal``. A Ctrl-C reaches both processes: the experiment gets
-    ``_SHUTDOWN_GRACE`` seconds to finish cleanly before it is killed, then the
-    ``KeyboardInterrupt`` goes on to the caller.
-
-    Returns:
-        int: the process's exit code.
-    """
-    def forward_and_exit(signum, frame):
-        proc.send_signal(signum)
-        raise SystemExit(128 + signum)
-
-    # Signal handlers can only be installed from the main thread.
-    handles_sigterm = threading.current_thread() is threading.main_thread()
-    if handles_sigterm:
-        previous = signal.signal(signal.SIGTERM, forward_and_exit)
-    try:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        return proc.wait()
-    except KeyboardInterrupt:
-        try:
-            proc.wait(timeout=_SHUTDOWN_GRACE)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        where = (f"what was logged so far is in {output_dir}"
-                 if output_dir and holds_run(output_dir) else "no epoch was logged")
-        print(colorize(f"\nInterrupted: {exp_name} ({where})", "red", bold=True))
-        interrupt = KeyboardInterrupt()
-        interrupt.reported = True   # the command line prints nothing more
-        raise interrupt from None
-    finally:
-        if handles_sigterm:
-            signal.signal(signal.SIGTERM, previous)
-
-
 def _print_next_steps(output_dir):
     """Tell the user how to plot the finished run and watch its agent."""
     rule = "=" * DIV_LINE_WIDTH
@@ -267,12 +124,12 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
     """Run ``thunk(seed=seed, logger_kwargs=..., **kwargs)`` in a fresh Python process.
 
     The call is serialized with cloudpickle and run by ``run_entrypoint.py`` in
-    a subprocess, so experiments run one after another share no state (threads,
-    random generators, MPI). With ``num_cpu > 1`` that subprocess first becomes
-    an MPI job (:func:`~spinup.utils.mpi_tools.mpi_fork`). Unless ``kwargs``
-    holds ``logger_kwargs``, the output directory comes from
-    :func:`setup_logger_kwargs`; an ``env_name`` keyword is replaced by
-    ``env_fn`` (a function calling ``gymnasium.make(env_name)``).
+    a subprocess (:func:`~spinup.utils.grid_launch.run_one`), so experiments run
+    one after another share no state (threads, random generators, MPI). With
+    ``num_cpu > 1`` that subprocess first becomes an MPI job
+    (:func:`~spinup.utils.mpi_tools.mpi_fork`). Unless ``kwargs`` holds
+    ``logger_kwargs``, the output directory comes from :func:`setup_logger_kwargs`;
+    an ``env_name`` keyword is replaced by ``env_fn`` (``gymnasium.make(env_name)``).
 
     Args:
         exp_name (str): the experiment's name.
@@ -294,8 +151,8 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
         FileExistsError, LaunchError: see :func:`check_before_launch` (nothing
             has been started or written).
         ExperimentError: the subprocess exited with a non-zero code.
-        KeyboardInterrupt: Ctrl-C (after the subprocess stopped).
-        SystemExit: SIGTERM (code ``128 + 15``; the subprocess got it too).
+        Interrupted: (a ``KeyboardInterrupt``) SIGINT or SIGTERM, after the
+            subprocess stopped; see :mod:`spinup.utils.grid_launch`.
     """
     kwargs["seed"] = seed
     logger_kwargs = kwargs.get("logger_kwargs") or setup_logger_kwargs(
@@ -315,31 +172,8 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
     else:
         kwargs["logger_kwargs"] = logger_kwargs
     output_dir = kwargs["logger_kwargs"].get("output_dir")
-    if "env_name" in kwargs:
-        kwargs["env_fn"] = _make_env_fn(kwargs.pop("env_name"))
-
-    def run_in_subprocess():
-        from spinup.utils.mpi_tools import mpi_fork
-        mpi_fork(num_cpu, oversubscribe=oversubscribe)
-        thunk(**kwargs)
-
-    from spinup.utils.mpi_tools import die_with_parent
-    entrypoint = osp.join(osp.dirname(osp.abspath(__file__)), "run_entrypoint.py")
-    # The child looks modules up as this process does (e.g. --env mymod:MyEnv-v0 with
-    # mymod.py in the current directory); run_entrypoint puts this sys.path first.
-    child_env = dict(os.environ, SPINUP_PARENT_SYS_PATH=json.dumps(sys.path))
-    # SIGINT stays blocked from before the fork until _wait (here) and run_entrypoint's
-    # main (in the child) are ready: a Ctrl-C in between waits instead of interrupting
-    # the fork's own hooks or the new interpreter's start-up with a traceback.
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        proc = subprocess.Popen([sys.executable or "python", entrypoint,
-                                 _encode_call(run_in_subprocess)], env=child_env,
-                                preexec_fn=die_with_parent())
-    except BaseException:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        raise
-    returncode = _wait(proc, exp_name, output_dir, mask)
+    returncode = run_one(_encode_call(thunk, kwargs, num_cpu, oversubscribe), exp_name,
+                         output_dir)
     if returncode != 0:
         raise ExperimentError(exp_name, returncode)
     if output_dir is not None:
@@ -580,12 +414,11 @@ class ExperimentGrid:
         """
         variants = self.variants()
         names = [self.variant_name(v) for v in variants]
-        if jobs is not None or resume or launcher is not None:
-            from spinup.utils import grid_launch
-            runs = grid_launch.plan_runs(thunk, variants, names, data_dir, datestamp,
-                                         overwrite, tensorboard, verbose, resume, num_cpu)
-            return grid_launch.run_grid(runs, num_cpu, oversubscribe, jobs or 1,
-                                        launcher or "local", ray_address, self.print)
+        if jobs is not None or resume or launcher is not None or ray_address is not None:
+            runs = plan_runs(thunk, variants, names, data_dir, datestamp, overwrite,
+                             tensorboard, verbose, resume, num_cpu)
+            return run_grid(runs, num_cpu, oversubscribe, jobs or 1, launcher or "local",
+                            ray_address, self.print)
         check_before_launch(
             [v.get("logger_kwargs") or setup_logger_kwargs(name, v.get("seed", 0), data_dir,
                                                            datestamp, overwrite)
@@ -606,3 +439,162 @@ class ExperimentGrid:
                                                tensorboard=tensorboard, verbose=verbose,
                                                **variant))
         return output_dirs
+
+
+# ---- Planning a grid: what each variant does (ExperimentGrid.run with jobs, resume
+# or a launcher; the launcher runs the plan) ----
+
+def _epochs_of(fn, kwargs):
+    """The run's number of epochs: its keyword, else the function's default, else None."""
+    if "epochs" in kwargs:
+        return kwargs["epochs"]
+    try:
+        default = inspect.signature(fn).parameters["epochs"].default
+    except (TypeError, ValueError, KeyError):
+        return None
+    return None if default is inspect.Parameter.empty else default
+
+
+def read_run_config(run_dir):
+    """A run's ``config.json`` as a dict.
+
+    Raises:
+        LaunchError: the file cannot be read, is not JSON, or holds no JSON object
+            (one line naming the file).
+    """
+    path = osp.join(run_dir, "config.json")
+    try:
+        with open(path) as f:
+            config = json.load(f)
+    except (OSError, ValueError) as e:
+        raise LaunchError(f"cannot read {path} ({getattr(e, 'strerror', None) or e}); "
+                          "it is not a run's configuration") from None
+    if not isinstance(config, dict):
+        raise LaunchError(f"{path} holds a JSON {type(config).__name__}, not the object of "
+                          "a run's configuration")
+    return config
+
+
+#: What a resumed run may change: its number of epochs and how it reports.
+RESUME_MAY_CHANGE = {"epochs", "logger_kwargs", "env_fn"}
+
+_SAVED_ENV = re.compile(r"gym\.make\((['\"])(.+)\1\)")
+
+
+def check_same_call(run_dir, fn, kwargs, config=None):
+    """Refuse to resume the run in ``run_dir`` with arguments it was not started with.
+
+    The rule of ``--resume DIR`` and of a grid's ``--resume``: every argument of
+    ``fn`` (its default where ``kwargs`` does not give it) must equal the one in
+    ``config.json``, except those in :data:`RESUME_MAY_CHANGE`; an ``env_name``
+    must be the id the saved ``env_fn`` makes. An argument the saved run does not
+    list (added to the algorithm since) is not compared.
+
+    Raises:
+        LaunchError: one line naming the run and every differing argument; or
+            :func:`read_run_config`'s, or a run of another algorithm.
+    """
+    from spinup.utils.arg_checks import check_same_algorithm
+    config = read_run_config(run_dir) if config is None else config
+    try:
+        check_same_algorithm(fn.__name__, fn, run_dir, config)
+    except ValueError as e:
+        raise LaunchError(str(e)) from None
+    differ = []
+    for key, param in inspect.signature(fn).parameters.items():
+        value = kwargs.get(key, param.default)
+        if (key not in RESUME_MAY_CHANGE and key in config
+                and value is not inspect.Parameter.empty
+                and convert_json(value) != config[key]):
+            differ.append(f"{key} {convert_json(value)!r} (the run has {config[key]!r})")
+    saved_env = _SAVED_ENV.search(str(config.get("env_fn", "")))
+    if "env_name" in kwargs and saved_env and saved_env.group(2) != kwargs["env_name"]:
+        differ.append(f"env_name {kwargs['env_name']!r} (the run has {saved_env.group(2)!r})")
+    if differ:
+        raise LaunchError(f"--resume: {run_dir} was started with other arguments: "
+                          + "; ".join(differ) + ". Only --epochs may change: give the "
+                          "original values, or a new --exp_name for a new run")
+
+
+def _count_rows(output_dir):
+    try:
+        with open(osp.join(output_dir, "progress.txt")) as f:
+            return max(0, sum(1 for line in f if line.strip()) - 1)
+    except OSError:
+        return 0
+
+
+def _plan_resume(run, num_cpu):
+    """Decide whether ``run`` is skipped, resumed or started again (``resume=True``).
+
+    Raises:
+        LaunchError: the checkpoint cannot be read, or was written by another
+            number of MPI processes than ``num_cpu``; or the run was started with
+            other arguments (:func:`check_same_call`).
+    """
+    from spinup.utils.checkpoint import checkpoint_path, checkpoint_ranks, load_checkpoint
+    from spinup.utils.mpi_tools import _physical_cores
+    if not osp.exists(checkpoint_path(run.output_dir)):
+        if osp.exists(osp.join(run.output_dir, "progress.txt")):
+            # Stopped before its first checkpoint: nothing to keep, start again.
+            run.kwargs["logger_kwargs"]["overwrite"] = True
+        return
+    try:
+        done = int(load_checkpoint(run.output_dir, rank=0)["epoch"])
+    except (ValueError, KeyError) as e:
+        raise LaunchError(f"--resume: {run.label}: {e}") from None
+    check_same_call(run.output_dir, run.fn, run.kwargs)
+    ranks = checkpoint_ranks(run.output_dir)
+    wanted = _physical_cores() if num_cpu == "auto" else int(num_cpu)
+    if ranks != wanted:
+        raise LaunchError(f"--resume: {run.output_dir} was run with --cpu {ranks}, this grid "
+                          f"asks for --cpu {num_cpu}; give the grid its original --cpu")
+    if run.epochs is not None and done >= run.epochs:
+        run.state, run.shown = "skip", done
+        return
+    # Rows after the checkpoint (if any) are stale: not reported before the run cuts them.
+    run.state, run.epochs_before = "resume", done
+    run.shown = max(done, _count_rows(run.output_dir))
+    lk = run.kwargs["logger_kwargs"]
+    lk.pop("overwrite", None)
+    lk["resume"] = True
+
+
+def plan_runs(thunk, variants, names, data_dir=None, datestamp=False, overwrite=False,
+              tensorboard=False, verbose=False, resume=False, num_cpu=1):
+    """The runs of a grid: each variant's function, keyword arguments and directory.
+
+    Args:
+        thunk (callable or str): as :meth:`ExperimentGrid.run`.
+        variants (list of dict): :meth:`ExperimentGrid.variants` (not modified).
+        names (list of str): each variant's name.
+        resume (bool): look at the run directories and mark each run to be
+            skipped, resumed or started (see
+            :func:`~spinup.utils.grid_launch.run_grid`).
+        others: as :func:`call_experiment`.
+
+    Returns:
+        list of ``_Run``.
+
+    Raises:
+        LaunchError: ``resume`` with ``datestamp`` (the names change every time),
+            a checkpoint that cannot be resumed, or a run started with other
+            arguments (checked for every variant before any starts).
+    """
+    if resume and datestamp:
+        raise LaunchError("--resume finds the grid's runs by their directory names, which "
+                          "--dt makes new every time; resume each run with --resume DIR")
+    runs = []
+    for name, variant in zip(names, variants):
+        kwargs = dict(variant)
+        fn = kwargs.pop(thunk) if isinstance(thunk, str) else thunk
+        kwargs["seed"] = kwargs.get("seed", 0)
+        logger_kwargs = kwargs.get("logger_kwargs") or setup_logger_kwargs(
+            name, kwargs["seed"], data_dir, datestamp, overwrite, tensorboard, verbose)
+        kwargs["logger_kwargs"] = dict(logger_kwargs)
+        output_dir = logger_kwargs["output_dir"]
+        runs.append(_Run(osp.basename(osp.normpath(output_dir)), fn, kwargs, output_dir,
+                         _epochs_of(fn, kwargs)))
+        if resume:
+            _plan_resume(runs[-1], num_cpu)
+    return runs

@@ -124,11 +124,14 @@ def sample_categorical(logits):
 
     Returns:
         tuple of torch.Tensor: actions (...,) as int64 and their log-probabilities (...,).
+
+    Raises:
+        ValueError: ``logits`` hold NaN, or only ``-inf``/``inf`` in a row.
     """
     logp_all = logits - logits.logsumexp(dim=-1, keepdim=True)
     p = torch.softmax(logp_all, dim=-1)
     a = (p / torch.empty_like(p).exponential_()).argmax(dim=-1, keepdim=True)
-    return a.squeeze(-1), logp_all.gather(-1, a).squeeze(-1)
+    return a.squeeze(-1), _finite(logp_all.gather(-1, a).squeeze(-1))
 
 
 def sample_diag_gaussian(mu, log_std):
@@ -145,8 +148,25 @@ def sample_diag_gaussian(mu, log_std):
 
     Returns:
         tuple of torch.Tensor: actions (..., act_dim) and their log-densities (...,).
+
+    Raises:
+        ValueError: ``mu`` or ``log_std`` hold NaN or inf.
     """
     std = log_std.exp()
-    a = torch.normal(mu, std.expand_as(mu))
+    try:
+        a = torch.normal(mu, std.expand_as(mu))
+    except RuntimeError:   # a NaN std
+        raise ValueError(_DIVERGED) from None
     logp = -((a - mu) ** 2) / (2 * std ** 2) - std.log() - math.log(math.sqrt(2 * math.pi))
-    return a, logp.sum(dim=-1)
+    return a, _finite(logp.sum(dim=-1))
+
+
+def _finite(logp):
+    """``logp``, or ValueError if NaN/inf logits, means or log stds made it non-finite."""
+    if not bool(torch.isfinite(logp).all()):
+        raise ValueError(_DIVERGED)
+    return logp
+
+
+_DIVERGED = ("the policy's output (logits, or mean and log std) is NaN or infinite: its "
+             "weights have diverged (try a lower learning rate)")

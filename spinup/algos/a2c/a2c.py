@@ -317,7 +317,7 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             obs, ep_ret, ep_len = restore_episode(env, state["episode"])
             restore_rng_state(state["rng"])
             start_time = time.time() - state["elapsed"]
-            logger.keep_rows(state["epoch"])
+            logger.keep_rows(state["epoch"], state.get("table"))
             return state["epoch"]
 
         # ---- Losses: compute_loss above [A2C line 12] ----
@@ -356,9 +356,9 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     # clipped to the box; the buffer keeps the sample itself.
                     try:
                         a, v, _ = ac.step(torch.as_tensor(obs, dtype=torch.float32))
-                    except RuntimeError:  # e.g. NaN logits: name the bad observation if it is one
+                    except ValueError as e:  # NaN/inf policy output: bad observation, else the net
                         check_finite_obs(obs, buf, t)
-                        raise
+                        raise ValueError(f"a2c: epoch {epoch}, step {t}: {e}") from None
                     env_a = (np.clip(a, env.action_space.low, env.action_space.high)
                              if is_box else a)
                     next_obs, r, terminated, truncated, _ = env.step(env_a)

@@ -297,7 +297,7 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                           new_episode=True)  # it is reset before each test episode
         restore_rng_state(state["rng"])
         start_time = time.time() - state["elapsed"]
-        logger.keep_rows(state["epoch"])
+        logger.keep_rows(state["epoch"], state.get("table"))
         return state["epoch"]
 
     def lr_at(steps):
@@ -339,9 +339,9 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             while not buf.full():                                      # [A3C line 12]
                 try:
                     a, v, _ = local_ac.step(torch.as_tensor(o, dtype=torch.float32))
-                except RuntimeError:  # e.g. NaN logits: name the bad observation if it is one
+                except ValueError as e:  # NaN/inf policy output: bad observation, else the net
                     check_finite_obs(o, buf, buf.n)
-                    raise
+                    raise ValueError(f"a3c: worker {wid}, step {T_read}: {e}") from None
                 o2, r, terminated, truncated, _ = env.step(env_action(a, env.action_space))
                 buf.store(o, a, r, v)
                 o, ep_ret, ep_len = o2, ep_ret + r, ep_len + 1

@@ -73,9 +73,11 @@ class UpdateDone(NamedTuple):
 
 
 class WorkerFailed(NamedTuple):
-    """The worker raised; ``trace`` is the formatted traceback."""
+    """The worker raised; ``trace`` is the formatted traceback, or only the message
+    for a ``ValueError`` (a refusal such as a NaN policy output: one line, no traceback)."""
     wid: int
     trace: str
+    refusal: bool = False
 
 
 class WorkerError(RuntimeError):
@@ -132,6 +134,9 @@ def _worker_main(wid, link, target_bytes, shared_args):
         target(wid, link, *shared_args)
         if link.orphaned():
             link.abandon_queue()
+    except ValueError as e:
+        link.send(WorkerFailed(wid, str(e), refusal=True))
+        raise SystemExit(1)
     except Exception:
         link.send(WorkerFailed(wid, traceback.format_exc()))
         raise SystemExit(1)
@@ -288,9 +293,10 @@ class WorkerPool:
         if isinstance(message, WorkerStarted):
             self._log(f"Worker {message.wid} started (pid {message.pid})")
         elif isinstance(message, WorkerFailed):
-            text = f"{self.name}: worker {message.wid} failed:\n{message.trace}"
+            text = message.trace if message.refusal else \
+                f"{self.name}: worker {message.wid} failed:\n{message.trace}"
             if raise_failures:
-                raise WorkerError(text)
+                raise (ValueError if message.refusal else WorkerError)(text)
             self._log(text)
         elif handle is not None:
             handle(message)

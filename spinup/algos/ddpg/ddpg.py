@@ -279,7 +279,7 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                           new_episode=True)  # it is reset before each test episode
         restore_rng_state(state["rng"])
         start_time = time.time() - state["elapsed"]
-        logger.keep_rows(state["epoch"])
+        logger.keep_rows(state["epoch"], state.get("table"))
         return state["epoch"]
     logger.log(f"\nNumber of parameters: \t pi: {core.count_vars(ac.pi)}, "
                f"\t q: {core.count_vars(ac.q)}\n")

@@ -400,7 +400,7 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
                           new_episode=True)  # it is reset before each test episode
         restore_rng_state(state["rng"])
         start_time = time.time() - state["elapsed"]
-        logger.keep_rows(state["epoch"])
+        logger.keep_rows(state["epoch"], state.get("table"))
         return state["epoch"]
 
     # ---- Losses ----

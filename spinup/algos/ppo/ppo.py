@@ -323,7 +323,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             o, ep_ret, ep_len = restore_episodes("ppo", sub_envs, state["episode"])
             restore_rng_state(state["rng"])
             start_time = time.time() - state["elapsed"]
-            logger.keep_rows(state["epoch"])
+            logger.keep_rows(state["epoch"], state.get("table"))
             return state["epoch"]
 
         # ---- Losses ----
@@ -406,9 +406,9 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 # (whose log-probs the ratio uses).
                 try:
                     a, v, logp = ac.step(torch.as_tensor(o, dtype=torch.float32))
-                except RuntimeError:  # e.g. NaN logits: name the bad observation if it is one
+                except ValueError as e:  # NaN/inf policy output: bad observation, else the net
                     check_finite_obs(o, buf, t)
-                    raise
+                    raise ValueError(f"ppo: epoch {epoch}, step {t}: {e}") from None
                 env_a = np.clip(a, env.action_space.low, env.action_space.high) if is_box else a
                 o2, r, terminated, truncated, info = envs.step(env_a)
                 buf.store(o, a, r, v, logp)

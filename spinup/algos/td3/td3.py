@@ -296,7 +296,7 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         restore_rng_state(state["rng"])
         start_time = time.time() - state["elapsed"]
         q_updates = state["q_updates"]
-        logger.keep_rows(state["epoch"])
+        logger.keep_rows(state["epoch"], state.get("table"))
         return state["epoch"]
     logger.log(f"\nNumber of parameters: \t pi: {core.count_vars(ac.pi)}, "
                f"\t q1: {core.count_vars(ac.q1)}, \t q2: {core.count_vars(ac.q2)}\n")

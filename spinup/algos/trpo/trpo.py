@@ -337,7 +337,7 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         obs, ep_ret, ep_len = restore_episode(env, state["episode"])
         restore_rng_state(state["rng"])
         start_time = time.time() - state["elapsed"]
-        logger.keep_rows(state["epoch"])
+        logger.keep_rows(state["epoch"], state.get("table"))
         return state["epoch"]
 
     # ---- Losses ----
@@ -423,9 +423,9 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             # the action box; the buffer keeps the sample, whose log-prob L uses.
             try:
                 a, v, logp = ac.step(torch.as_tensor(obs, dtype=torch.float32))
-            except RuntimeError:  # e.g. NaN logits: name the bad observation if it is one
+            except ValueError as e:  # NaN/inf policy output: bad observation, else the net
                 check_finite_obs(obs, buf, t)
-                raise
+                raise ValueError(f"{algo}: epoch {epoch}, step {t}: {e}") from None
             env_a = np.clip(a, env.action_space.low, env.action_space.high) if is_box else a
             next_obs, r, terminated, truncated, _ = env.step(env_a)
             ep_ret += r
