@@ -465,9 +465,133 @@ def check_spaces(algo, env, obs=FLAT_BOX, act=(BOX, DISCRETE)):
         raise ValueError(f"{algo}: {problem}")
 
 
+def _attempt(where, what, call):
+    """``call()``, with an exception it raises turned into one line (``ValueError``,
+    the original as its cause) saying ``where: what raised ...``."""
+    try:
+        return call()
+    except Exception as e:
+        text = (str(e).strip().splitlines() or [""])[0]
+        raise ValueError(f"{where}: {what} raised {type(e).__name__}: {text}") from e
+
+
+def _check_first_obs(label, what, obs, space):
+    import numpy as np
+    try:
+        values = np.asarray(obs, dtype=np.float64)
+    except (TypeError, ValueError):
+        values = None
+    if values is None or values.shape != space.shape:
+        raise ValueError(f"{label}: {what} returned an observation of shape "
+                         f"{getattr(values, 'shape', '(not an array)')} but its observation "
+                         f"space {space} has shape {space.shape}; the env must return "
+                         "observations of its observation_space's shape")
+    if not np.isfinite(values).all():
+        raise ValueError(f"{label}: {what} returned a non-finite observation "
+                         f"{_short(values)}; observations must be finite numbers")
+
+
+def probe_env(algo, env_fn, env=None):
+    """Try a separate instance of the run's env once, before any file exists.
+
+    ``env_fn()`` makes it, then ``reset()`` and one ``step()`` with a fixed action (the
+    lowest Discrete action, or zeros clipped to a Box's bounds: no random draw). A
+    reset that raises (a missing render dependency included), a first observation of
+    the wrong shape or not finite, and a non-finite first reward are refused; a step
+    that raises is left for the run to report. The run's own ``env`` is never touched
+    (nothing is checked when ``env_fn`` returns that same instance), and the global
+    ``random`` and ``numpy`` states are put back, so a valid run is bit-identical.
+
+    Raises:
+        ValueError: one line naming the algorithm, the env and the problem.
+    """
+    import random
+
+    import numpy as np
+    states = random.getstate(), np.random.get_state()
+    probe = _attempt(algo, "env_fn()", env_fn)
+    try:
+        if probe is env:
+            return
+        label, obs_space, space = env_label(algo, probe), probe.observation_space, probe.action_space
+        hint = "" if getattr(probe, "render_mode", None) is None else " (the env was made " \
+            f"with render_mode={probe.render_mode!r}; leave it out for training)"
+        try:
+            obs, _ = _attempt(label, "reset()", probe.reset)
+        except ValueError as e:
+            raise ValueError(str(e) + hint) from e.__cause__
+        _check_first_obs(label, "reset()", obs, obs_space)
+        act = space.start if _discrete(space) else np.clip(
+            np.zeros(space.shape, space.dtype), space.low, space.high)
+        try:
+            obs, rew = probe.step(act)[:2]
+        except Exception:
+            return  # the run's own step() reports it, with the env's traceback
+        _check_first_obs(label, "the first step()", obs, obs_space)
+        if not np.isfinite(np.asarray(rew, dtype=np.float64)).all():
+            raise ValueError(f"{label}: the first step() returned a non-finite reward "
+                             f"({rew}); rewards must be finite numbers")
+    finally:
+        if probe is not env:
+            probe.close()
+        random.setstate(states[0])
+        np.random.set_state(states[1])
+
+
+def make_env(algo, env_fn, obs=FLAT_BOX, act=(BOX, DISCRETE)):
+    """The run's env, ``env_fn()``, with its spaces checked (:func:`check_spaces`) and
+    a separate instance tried once (:func:`probe_env`); call before the logger writes.
+
+    Raises:
+        TypeError, ValueError: one line (``env_fn()`` raising included).
+    """
+    env = _attempt(algo, "env_fn()", env_fn)
+    check_spaces(algo, env, obs, act)
+    probe_env(algo, env_fn, env)
+    return env
+
+
+def report_env_step_error(algo):
+    """Decorator of an algorithm: when the env raises inside ``step()``, first print one
+    line saying so, with the epoch and step (read from the algorithm's frame, so
+    nothing runs per step), then let the exception and its traceback go on."""
+    import functools
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except Exception as e:
+                _say_env_step_raised(algo, e)
+                raise
+        return wrapper
+    return decorate
+
+
+def _say_env_step_raised(algo, exc):
+    import sys
+    tb, frames = exc.__traceback__, []
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    if len(frames) < 3 or not any(f.f_code.co_name == "step" and hasattr(
+            f.f_locals.get("self"), "action_space") for f in frames[2:]):
+        return
+    where = ", ".join(f"{word}{frames[1].f_locals[k]}" for k, word in (("epoch", "epoch "),
+                      ("t", "step t=")) if isinstance(frames[1].f_locals.get(k), int))
+    algo = algo or frames[1].f_locals.get("algo")
+    testing = " while testing the agent" if any(
+        f.f_code.co_name.startswith("test_") for f in frames[2:]) else ""
+    print(f"{algo}: your env raised {type(exc).__name__} inside step(){testing}"
+          f"{' at ' + where if where else ''}; its traceback follows", file=sys.stderr,
+          flush=True)
+
+
 # ---- The command line ----
 
 _spaces_seen = {}  # env id -> (observation_space, action_space), one gymnasium.make each
+_probed = set()  # env ids tried by probe_env in this process
 
 
 class _Spaces:
@@ -522,6 +646,12 @@ def check_cli(algo, fn, kwargs):
     _, spaces = _rules_of(fn)
     if env_name is not None and spaces is not None:
         check_spaces(algo, _Spaces(env_spaces(env_name)), **spaces)
+        if env_name not in _probed:  # reset once here too: --jobs writes output.log early
+            import functools
+
+            import gymnasium
+            probe_env(algo, functools.partial(gymnasium.make, env_name))
+            _probed.add(env_name)
 
 
 # ---- Launch-time limits (issue 19): run directories, resume, model size, workers ----
