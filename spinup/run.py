@@ -100,7 +100,8 @@ def _group_flags(cmd, args):
     A flag given without values is a switch and gets ``['True']`` (e.g. ``--dt``).
 
     Raises:
-        CLIError: a value comes before any flag, or a flag is repeated.
+        CLIError: a value comes before any flag, a flag is repeated, or a flag that
+            takes a value (``--env``, ``--exp_name`` ...) has none.
     """
     groups, current = {}, None
     for token in args:
@@ -113,6 +114,11 @@ def _group_flags(cmd, args):
             raise CLIError(f"{cmd}: expected a flag such as --env before {token!r}")
         else:
             groups[current].append(token)
+    for flag, values in groups.items():
+        full = SUBSTITUTIONS.get(flag.split("[")[0], flag.split("[")[0])
+        if not values and full in PLAIN_STRING_KEYS | {"config", "num_cpu", "jobs"}:
+            raise CLIError(f"{cmd}: --{flag} needs a value after it (see 'python -m spinup.run "
+                           "help')")
     return {flag: values or ["True"] for flag, values in groups.items()}
 
 
@@ -399,6 +405,10 @@ def resume_run(cmd, args):
     if kwargs.get("epochs", done) < done:
         raise CLIError(f"{cmd}: --resume {run_dir}: it has done {done} epochs already; "
                        f"--epochs {kwargs['epochs']} would undo them")
+    if kwargs.get("epochs", done) == done:
+        print(f"{cmd}: {run_dir} is complete: all its {done} epochs are done, so there is "
+              f"nothing to resume. To train it further: --resume {run_dir} --epochs N, N > {done}")
+        return
     _check_env(cmd, saved["env_name"])   # e.g. a MuJoCo dependency gone since the run began
     from spinup.utils.arg_checks import check_cli
     try:
@@ -460,6 +470,9 @@ def parse_and_execute_grid_search(cmd, args):
 
     exp_name = str(_take_single(cmd, values, "exp_name")) if "exp_name" in values \
         else "cmd_" + cmd
+    if config_file is not None and exp_name == "cmd_" + cmd:
+        print(f"Note: --config does not set the name; the run is named {exp_name} (in "
+              f"{values.get('data_dir', [DEFAULT_DATA_DIR])[0]}). Add --exp_name to choose one.")
     from spinup.utils.arg_checks import check_run_name, check_workers
     try:
         check_run_name(exp_name)   # setup_logger_kwargs checks it too, but a grid can hide ''

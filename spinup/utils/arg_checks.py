@@ -167,13 +167,21 @@ hidden_sizes = Rule("a list or tuple of ints >= 1, e.g. [64, 64]",
                     lambda v, ctx: all(size >= 1 for size in v))
 
 
-def _is_module_class(value):
+def _is_activation(value):
     import torch
-    return isinstance(value, type) and issubclass(value, torch.nn.Module)
+    if not (isinstance(value, type) and issubclass(value, torch.nn.Module)):
+        return False
+    try:
+        params = inspect.signature(value).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+               for p in params)
 
 
-#: ``activation``: a ``torch.nn.Module`` subclass (the class, not an instance).
-activation = Rule("a torch.nn.Module subclass, e.g. torch.nn.ReLU", _is_module_class)
+#: ``activation``: a ``torch.nn.Module`` subclass made without arguments (not an instance).
+activation = Rule("an activation: a torch.nn.Module subclass that takes no arguments, e.g. "
+                  "torch.nn.ReLU (set with --act on the command line)", _is_activation)
 
 
 class _ModelKwargs(Rule):
@@ -945,14 +953,15 @@ def check_run_name(exp_name):
 
     Raises:
         ValueError: ``exp_name`` is not a string, is empty, ``.`` or ``..``, or holds
-            a path separator (``a/b``, ``../escape``, ``/abs``) or a NUL byte.
+            a path separator (``a/b``, ``../escape``, ``/abs``) or a control character
+            (NUL, newline, tab ...).
     """
     import os
-    bad = (not isinstance(exp_name, str) or exp_name in ("", ".", "..") or "\0" in exp_name
+    bad = (not isinstance(exp_name, str) or exp_name in ("", ".", "..") or min(exp_name) < " "
            or any(sep in exp_name for sep in filter(None, ("/", os.sep, os.altsep))))
     if bad:
         raise ValueError(f"exp_name={exp_name!r} is not allowed: a non-empty name without "
-                         "'/' (it becomes a directory inside data_dir; choose the base "
+                         "'/' or control characters such as a newline (it becomes a directory inside data_dir; choose the base "
                          "directory with --data_dir)")
 
 

@@ -11,6 +11,7 @@ See ``docs/utils/run_utils.rst``.
 """
 import base64
 import collections
+import inspect
 import itertools
 import json
 import os
@@ -309,11 +310,7 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
     else:
         print(colorize(f"Running experiment {exp_name} with kwargs ", color="cyan", bold=True)
               + json.dumps(convert_json(kwargs), sort_keys=True))
-    if "logger_kwargs" in kwargs:
-        print("Note: logger_kwargs was given, so call_experiment does not choose the "
-              "output directory.\n")
-    else:
-        kwargs["logger_kwargs"] = logger_kwargs
+    kwargs["logger_kwargs"] = logger_kwargs
     output_dir = kwargs["logger_kwargs"].get("output_dir")
     if "env_name" in kwargs:
         kwargs["env_fn"] = _make_env_fn(kwargs.pop("env_name"))
@@ -382,8 +379,9 @@ def _nest(flat):
         head, colon, rest = key.partition(":")
         if colon:
             if head in nested and head not in parents:
-                raise ValueError(f"grid parameter {head!r} is given whole and as {key!r}: it "
-                                 "cannot take multiple values from both")
+                raise ValueError(f"{head} is given whole and {key} sets one of its keys too "
+                                 f"(e.g. --{head} and --hid): put {rest!r} inside {head}, or "
+                                 f"leave {head} out")
             nested.setdefault(head, {})[rest] = value
             parents.add(head)
         elif key in nested:
@@ -394,6 +392,29 @@ def _nest(flat):
     for head in parents:
         nested[head] = _nest(nested[head])
     return nested
+
+
+def _check_grid_call(thunk, keys, variants):
+    """Raise LaunchError (one line) if ``thunk`` names no grid parameter, or if a variant
+    leaves out an argument ``thunk`` needs (``env_name`` standing for ``env_fn``)."""
+    if isinstance(thunk, str) and thunk not in keys:
+        raise LaunchError(f"ExperimentGrid.run: thunk={thunk!r} is not a parameter of the grid; "
+                          "pass the function itself (e.g. spinup.ppo), or the name of a "
+                          "parameter whose values are functions")
+    for variant in variants:
+        fn = variant[thunk] if isinstance(thunk, str) else thunk
+        try:
+            params = inspect.signature(fn).parameters.values()
+        except (TypeError, ValueError):
+            continue
+        for p in params:
+            given = p.name in variant or (p.name == "env_fn" and "env_name" in variant)
+            if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) \
+                    and not given and p.name not in ("seed", "logger_kwargs"):
+                what = "env_name (e.g. eg.add('env_name', 'CartPole-v1'))" \
+                    if p.name == "env_fn" else p.name
+                raise LaunchError(f"ExperimentGrid.run: the grid gives "
+                                  f"{getattr(fn, '__name__', fn)} no {what}; add it")
 
 
 class ExperimentGrid:
@@ -579,12 +600,13 @@ class ExperimentGrid:
                 others ran to their end.
         """
         variants = self.variants()
+        _check_grid_call(thunk, self.keys, variants)
         names = [self.variant_name(v) for v in variants]
         if jobs is not None or resume or launcher is not None:
             from spinup.utils import grid_launch
             runs = grid_launch.plan_runs(thunk, variants, names, data_dir, datestamp,
                                          overwrite, tensorboard, verbose, resume, num_cpu)
-            return grid_launch.run_grid(runs, num_cpu, oversubscribe, jobs or 1,
+            return grid_launch.run_grid(runs, num_cpu, oversubscribe, 1 if jobs is None else jobs,
                                         launcher or "local", ray_address, self.print)
         check_before_launch(
             [v.get("logger_kwargs") or setup_logger_kwargs(name, v.get("seed", 0), data_dir,
