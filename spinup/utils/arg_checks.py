@@ -473,14 +473,14 @@ def check_spaces(algo, env, obs=FLAT_BOX, act=(BOX, DISCRETE)):
         raise ValueError(f"{algo}: {problem}")
 
 
-def _attempt(where, what, call):
+def _attempt(where, what, call, hint=""):
     """``call()``, with an exception it raises turned into one line (``ValueError``,
-    the original as its cause) saying ``where: what raised ...``."""
+    the original as its cause): ``where: what raised <type>: <first line><hint>``."""
     try:
         return call()
     except Exception as e:
         text = (str(e).strip().splitlines() or [""])[0]
-        raise ValueError(f"{where}: {what} raised {type(e).__name__}: {text}") from e
+        raise ValueError(f"{where}: {what} raised {type(e).__name__}: {text}{hint}") from e
 
 
 def _check_first_obs(label, what, obs, space):
@@ -507,13 +507,15 @@ def probe_env(algo, env_fn, env=None):
     reset that raises (a missing render dependency included), a first observation of
     the wrong shape or not finite, and a non-finite first reward are refused; a step
     that raises is left for the run to report. The run's own ``env`` is never touched
-    (nothing is checked when ``env_fn`` returns that same instance), and the global
-    ``random`` and ``numpy`` states are put back, so a valid run is bit-identical.
+    (nothing is checked when ``env_fn`` returns that same instance), gymnasium's
+    checker warnings are left to the run's env, and the global ``random`` and
+    ``numpy`` states are put back, so a valid run is bit-identical.
 
     Raises:
         ValueError: one line naming the algorithm, the env and the problem.
     """
     import random
+    import warnings
 
     import numpy as np
     states = random.getstate(), np.random.get_state()
@@ -524,17 +526,16 @@ def probe_env(algo, env_fn, env=None):
         label, obs_space, space = env_label(algo, probe), probe.observation_space, probe.action_space
         hint = "" if getattr(probe, "render_mode", None) is None else " (the env was made " \
             f"with render_mode={probe.render_mode!r}; leave it out for training)"
-        try:
-            obs, _ = _attempt(label, "reset()", probe.reset)
-        except ValueError as e:
-            raise ValueError(str(e) + hint) from e.__cause__
-        _check_first_obs(label, "reset()", obs, obs_space)
-        act = space.start if _discrete(space) else np.clip(
-            np.zeros(space.shape, space.dtype), space.low, space.high)
-        try:
-            obs, rew = probe.step(act)[:2]
-        except Exception:
-            return  # the run's own step() reports it, with the env's traceback
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            obs, _ = _attempt(label, "reset()", probe.reset, hint)
+            _check_first_obs(label, "reset()", obs, obs_space)
+            act = space.start if _discrete(space) else np.clip(
+                np.zeros(space.shape, space.dtype), space.low, space.high)
+            try:
+                obs, rew = probe.step(act)[:2]
+            except Exception:
+                return  # the run's own step() reports it, with the env's traceback
         _check_first_obs(label, "the first step()", obs, obs_space)
         if not np.isfinite(np.asarray(rew, dtype=np.float64)).all():
             raise ValueError(f"{label}: the first step() returned a non-finite reward "

@@ -466,9 +466,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.episodes < 1:
         parser.error("--episodes must be at least 1")
-    if args.len < 0 or args.itr < -1:
-        parser.error("--len must be 0 (the env's own limit) or more, and --itr -1 (the last "
-                     "snapshot) or a snapshot number >= 0")
+    if args.len < 0:
+        parser.error(f"--len {args.len}: give 0 (the env's own limit) or a number of steps >= 1")
+    if args.itr < -1:
+        parser.error(f"--itr {args.itr}: give -1 (the last snapshot) or a snapshot number >= 0")
     itr = "last" if args.itr < 0 else args.itr
     try:
         # The policy first: a bad model.pt should fail before any window or video.
