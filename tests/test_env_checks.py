@@ -139,8 +139,8 @@ def test_valid_runs_are_unchanged_by_the_probe(tmp_path):
 
     np.random.seed(0)
     state = np.random.get_state()
-    from spinup.utils.arg_checks import probe_env
-    probe_env("ppo", lambda: gym.make("CartPole-v1"))
+    from spinup.utils.arg_checks import make_env
+    make_env("ppo", lambda: gym.make("CartPole-v1")).close()
     assert all((a == b).all() if hasattr(a, "all") else a == b
                for a, b in zip(state, np.random.get_state()))
     first, second = run("a"), run("b")
@@ -183,8 +183,8 @@ def test_grid_threads_follow_an_explicit_omp_num_threads(tmp_path):
      "--ac_kwargs and --hid): put 'hidden_sizes' inside ac_kwargs, or leave ac_kwargs out"),
     (["--env", "CartPole-v1", "--act", "torch.nn.Linear"],
      "ppo: ac_kwargs['activation']=<class 'torch.nn.modules.linear.Linear'> is not allowed: "
-     "an activation: a torch.nn.Module subclass that takes no arguments, e.g. torch.nn.ReLU "
-     "(set with --act on the command line)"),
+     "a torch.nn.Module subclass, e.g. torch.nn.ReLU, that takes no arguments (an "
+     "activation; --act on the command line)"),
     (["--env", "CartPole-v1", "--exp_name", "a\nb"],
      "ppo: --exp_name='a\\nb' is not allowed: a non-empty name without '/' or control "
      "characters such as a newline"),
@@ -198,7 +198,7 @@ def test_cli_values_meant_otherwise_are_one_line(tmp_path, args, line):
 
 def test_python_api_refuses_an_activation_that_needs_arguments(tmp_path):
     import torch
-    with pytest.raises(TypeError, match=r"takes no arguments, e.g. torch.nn.ReLU"):
+    with pytest.raises(TypeError, match=r"e.g. torch.nn.ReLU, that takes no arguments"):
         spinup.ppo(lambda: gym.make("CartPole-v1"), ac_kwargs=dict(activation=torch.nn.Linear),
                    logger_kwargs=dict(output_dir=str(tmp_path / "run")))
     assert not (tmp_path / "run").exists()

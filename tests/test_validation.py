@@ -207,7 +207,8 @@ def test_check_cli_makes_each_env_once_and_closes_it(monkeypatch):
         env.close = lambda: (closed.append(env_id), real_close())
         return env
     monkeypatch.setattr(gym, "make", counting_make)
-    monkeypatch.setattr(ac, "_spaces_seen", {})
+    monkeypatch.setattr(ac, "_checked", set())
     for seed in (0, 1, 2):
         check_cli("ppo", spinup.ppo, dict(env_name="Acrobot-v1", seed=seed))
-    assert len(made) == 1 and closed == ["Acrobot-v1"]
+    # once per id, not per variant: one env for the spaces, one reset and stepped (make_env)
+    assert len(made) == 2 and closed == ["Acrobot-v1"] * 2

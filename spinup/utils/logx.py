@@ -652,8 +652,7 @@ class Logger:
 
 
 def _check_numbers(key, value):
-    """Raise TypeError (one line naming ``key``) unless ``value`` is a number or an array
-    of numbers that numpy can read (a tensor that requires grad cannot be)."""
+    """Raise TypeError (one line naming ``key``) unless ``value`` is numbers numpy can read."""
     try:
         kind = np.asarray(value).dtype.kind
     except (RuntimeError, TypeError, ValueError):
@@ -692,8 +691,7 @@ class EpochLogger(Logger):
                 element counts as one sample).
 
         Raises:
-            TypeError: the first value stored under a name is not numbers (a string,
-                or a tensor that requires grad: store ``t.item()`` or ``t.detach()``).
+            TypeError: the first value of a name is a string, a tensor requiring grad ...
         """
         for key, value in kwargs.items():
             if key not in self.epoch_dict:  # the first value of each key is checked

@@ -396,25 +396,21 @@ def _nest(flat):
 
 def _check_grid_call(thunk, keys, variants):
     """Raise LaunchError (one line) if ``thunk`` names no grid parameter, or if a variant
-    leaves out an argument ``thunk`` needs (``env_name`` standing for ``env_fn``)."""
+    lacks an argument that ``thunk`` needs (``env_name`` stands for ``env_fn``)."""
     if isinstance(thunk, str) and thunk not in keys:
         raise LaunchError(f"ExperimentGrid.run: thunk={thunk!r} is not a parameter of the grid; "
                           "pass the function itself (e.g. spinup.ppo), or the name of a "
                           "parameter whose values are functions")
     for variant in variants:
         fn = variant[thunk] if isinstance(thunk, str) else thunk
-        try:
-            params = inspect.signature(fn).parameters.values()
-        except (TypeError, ValueError):
-            continue
-        for p in params:
-            given = p.name in variant or (p.name == "env_fn" and "env_name" in variant)
-            if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) \
-                    and not given and p.name not in ("seed", "logger_kwargs"):
-                what = "env_name (e.g. eg.add('env_name', 'CartPole-v1'))" \
-                    if p.name == "env_fn" else p.name
-                raise LaunchError(f"ExperimentGrid.run: the grid gives "
-                                  f"{getattr(fn, '__name__', fn)} no {what}; add it")
+        given = set(variant) | {"seed", "logger_kwargs", "env_fn" if "env_name" in variant else ""}
+        needed = [p.name for p in inspect.signature(fn).parameters.values() if p.default is p.empty
+                  and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in given]
+        if needed:
+            what = "env_name (e.g. eg.add('env_name', 'CartPole-v1'))" \
+                if needed[0] == "env_fn" else needed[0]
+            raise LaunchError(f"ExperimentGrid.run: the grid gives "
+                              f"{getattr(fn, '__name__', fn)} no {what}")
 
 
 class ExperimentGrid:
