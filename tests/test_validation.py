@@ -123,7 +123,7 @@ API_CASES = [
      "e.g. [64, 64]"),
     ("ppo", "CartPole-v1", dict(ac_kwargs=dict(activation="relu")), TypeError,
      "ppo: ac_kwargs['activation']='relu' is not allowed: a torch.nn.Module subclass, "
-     "e.g. torch.nn.ReLU"),
+     "e.g. torch.nn.ReLU, that takes no arguments (an activation; --act on the command line)"),
     ("ppo", "CartPole-v1", dict(pi_lr="fast"), TypeError,
      "ppo: pi_lr='fast' is not allowed: a finite number with pi_lr > 0"),
     ("dqn", "Pendulum-v1", {}, ValueError,
