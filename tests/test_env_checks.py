@@ -179,8 +179,8 @@ def test_grid_threads_follow_an_explicit_omp_num_threads(tmp_path):
     (["--env"], "ppo: --env needs a value after it"),
     (["--env", "CartPole-v1", "--exp_name"], "ppo: --exp_name needs a value after it"),
     (["--env", "CartPole-v1", "--ac_kwargs", "{'hidden_sizes': [8]}", "--hid", "[4]"],
-     "ac_kwargs is given whole and ac_kwargs:hidden_sizes sets one of its keys too (e.g. "
-     "--ac_kwargs and --hid): put 'hidden_sizes' inside ac_kwargs, or leave ac_kwargs out"),
+     "ac_kwargs is given whole and ac_kwargs:hidden_sizes sets one of its keys too: put "
+     "'hidden_sizes' inside ac_kwargs, or leave ac_kwargs out"),
     (["--env", "CartPole-v1", "--act", "torch.nn.Linear"],
      "ppo: ac_kwargs['activation']=<class 'torch.nn.modules.linear.Linear'> is not allowed: "
      "a torch.nn.Module subclass, e.g. torch.nn.ReLU, that takes no arguments (an "

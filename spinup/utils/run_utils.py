@@ -379,14 +379,13 @@ def _nest(flat):
         head, colon, rest = key.partition(":")
         if colon:
             if head in nested and head not in parents:
-                raise ValueError(f"{head} is given whole and {key} sets one of its keys too "
-                                 f"(e.g. --{head} and --hid): put {rest!r} inside {head}, or "
-                                 f"leave {head} out")
+                raise ValueError(f"{head} is given whole and {key} sets one of its keys too: "
+                                 f"put {rest!r} inside {head}, or leave {head} out")
             nested.setdefault(head, {})[rest] = value
             parents.add(head)
         elif key in nested:
-            raise ValueError(f"grid parameter {key!r} is given whole and nested: it cannot "
-                             "take multiple values from both")
+            raise ValueError(f"{key} is given whole and {key}:... sets one of its keys too: "
+                             f"put that key inside {key}, or leave {key} out")
         else:
             nested[key] = value
     for head in parents:
