@@ -477,18 +477,19 @@ def _attempt(where, what, call, hint=""):
 def make_env(algo, env_fn, obs=FLAT_BOX, act=(BOX, DISCRETE)):
     """The run's env ``env_fn()``, checked before the logger writes anything.
 
-    Its spaces are checked (:func:`check_spaces`), then a separate instance is reset
-    and stepped once with a fixed action (no random draw): a reset that raises (a
-    missing render dependency included), a first observation of the wrong shape or not
-    finite and a non-finite first reward are refused; a step that raises is left to the
-    run. The run's env is never reset here (nor is anything tried when ``env_fn``
-    returns it again) and the global ``random``/``numpy`` states are put back, so
-    valid runs are bit-identical.
+    Its spaces are checked (:func:`check_spaces`), then a copy (``copy.deepcopy``, so
+    that no ``env_fn()`` side effect such as a counter changes; ``env_fn()`` if it cannot
+    be copied) is reset and stepped once with a fixed action (no random draw): a reset
+    that raises (a missing render dependency included), a first observation of the
+    wrong shape or not finite and a non-finite first reward are refused; a step that
+    raises is left to the run. The run's env is never reset here and the global
+    ``random``/``numpy`` states are put back, so valid runs are bit-identical.
 
     Raises:
         TypeError, ValueError: one line naming the algorithm, the env and the problem
             (``env_fn()`` raising included).
     """
+    import copy
     import random
     import warnings
 
@@ -496,12 +497,14 @@ def make_env(algo, env_fn, obs=FLAT_BOX, act=(BOX, DISCRETE)):
     env = _attempt(algo, "env_fn()", env_fn)
     check_spaces(algo, env, obs, act)
     states = random.getstate(), np.random.get_state()
-    probe = _attempt(algo, "env_fn()", env_fn)
+    try:
+        probe = copy.deepcopy(env)
+    except Exception:
+        probe = _attempt(algo, "env_fn()", env_fn)
     try:
         if probe is env:
             return env
-        label, obs_space = env_label(algo, probe), probe.observation_space
-        space = probe.action_space
+        label, obs_space, space = env_label(algo, env), env.observation_space, env.action_space
         hint = "" if getattr(probe, "render_mode", None) is None else " (the env was made " \
             f"with render_mode={probe.render_mode!r}; leave it out for training)"
         action = space.start if _discrete(space) else np.clip(
