@@ -100,7 +100,8 @@ def _group_flags(cmd, args):
     A flag given without values is a switch and gets ``['True']`` (e.g. ``--dt``).
 
     Raises:
-        CLIError: a value comes before any flag, or a flag is repeated.
+        CLIError: a value comes before any flag, a flag is repeated, or a flag that
+            takes a value (``--env``, ``--exp_name`` ...) has none.
     """
     groups, current = {}, None
     for token in args:
@@ -113,6 +114,11 @@ def _group_flags(cmd, args):
             raise CLIError(f"{cmd}: expected a flag such as --env before {token!r}")
         else:
             groups[current].append(token)
+    for flag, values in groups.items():
+        full = SUBSTITUTIONS.get(flag.split("[")[0], flag.split("[")[0])
+        if not values and full in PLAIN_STRING_KEYS | {"config", "num_cpu", "jobs"}:
+            raise CLIError(f"{cmd}: --{flag} needs a value after it (see 'python -m spinup.run "
+                           "help')")
     return {flag: values or ["True"] for flag, values in groups.items()}
 
 
@@ -218,9 +224,8 @@ def _check_env(cmd, env_name):
     """
     import gymnasium as gym
 
-    from spinup.utils.arg_checks import env_spaces
     try:
-        env_spaces(env_name)  # made once; check_cli reuses its spaces
+        gym.make(env_name).close()
     except gym.error.DependencyNotInstalled as e:
         raise CLIError(f"{cmd}: --env {env_name}: a dependency is missing ({e}). MuJoCo envs "
                        "need: pip install 'gymnasium[mujoco]'; Box2D envs: pip install "
@@ -310,14 +315,13 @@ def _nested(config, key):
 def resume_run(cmd, args):
     """``python -m spinup.run ALGO --resume DIR [--epochs N]``: continue a CLI run.
 
-    The arguments are those of ``DIR/config.json``; a flag given with another
-    value is refused (except ``--epochs``; the output options ``--tensorboard``
-    and ``--verbose`` may be added), and so is a directory without a
-    readable checkpoint. The number of MPI processes is the number of
-    checkpoint files. Everything is checked here, before the run is launched.
+    The arguments are those of ``DIR/config.json``; a flag given with another value is
+    refused (except ``--epochs``; ``--tensorboard`` and ``--verbose`` may be added), and
+    so is a directory without a readable checkpoint. The number of MPI processes is the
+    number of checkpoint files. A run that has done all its epochs is only reported.
 
     Raises:
-        CLIError: as above (one line, exit code 2).
+        CLIError, ValueError, TypeError: as above, before the launch (one line, exit 2).
         ExperimentError: the resumed run failed.
     """
     import spinup
@@ -334,10 +338,7 @@ def resume_run(cmd, args):
     except LaunchError as e:
         raise CLIError(f"{cmd}: --resume {run_dir}: {e}") from None
     from spinup.utils.arg_checks import check_same_algorithm
-    try:  # before the checkpoint: another algorithm's run may not even load
-        check_same_algorithm(cmd, algo, run_dir, config)
-    except ValueError as e:
-        raise CLIError(str(e)) from None
+    check_same_algorithm(cmd, algo, run_dir, config)   # first: another's run may not load
     try:
         done = load_checkpoint(run_dir, rank=0)["epoch"]
     except (FileNotFoundError, ValueError) as e:
@@ -374,12 +375,13 @@ def resume_run(cmd, args):
     if kwargs.get("epochs", done) < done:
         raise CLIError(f"{cmd}: --resume {run_dir}: it has done {done} epochs already; "
                        f"--epochs {kwargs['epochs']} would undo them")
+    if kwargs.get("epochs", done) == done:
+        print(f"{cmd}: {run_dir} is complete: all its {done} epochs are done, so there is "
+              f"nothing to resume. To train it further: --resume {run_dir} --epochs N, N > {done}")
+        return
     _check_env(cmd, saved["env_name"])   # e.g. a MuJoCo dependency gone since the run began
     from spinup.utils.arg_checks import check_cli
-    try:
-        check_cli(cmd, algo, dict(kwargs, env_name=saved["env_name"], num_cpu=ranks))
-    except (TypeError, ValueError) as e:
-        raise CLIError(str(e)) from None
+    check_cli(cmd, algo, dict(kwargs, env_name=saved["env_name"], num_cpu=ranks))
     from spinup.utils.run_utils import call_experiment
     exp_name = config.get("exp_name") or "cmd_" + cmd
     logger_kwargs = dict(config.get("logger_kwargs") or {}, **output_options,
@@ -398,7 +400,8 @@ def parse_and_execute_grid_search(cmd, args):
         args (list of str): the tokens after it.
 
     Raises:
-        CLIError: a bad flag, value, environment or combination (before anything runs).
+        CLIError, ValueError, TypeError: a bad flag, value, environment or combination
+            (before anything runs).
         ExperimentError: an experiment failed while running.
     """
     import spinup
@@ -435,6 +438,9 @@ def parse_and_execute_grid_search(cmd, args):
 
     exp_name = str(_take_single(cmd, values, "exp_name")) if "exp_name" in values \
         else "cmd_" + cmd
+    if config_file is not None and exp_name == "cmd_" + cmd:
+        print(f"Note: --config does not set the name; the run is named {exp_name} (in "
+              f"{values.get('data_dir', [DEFAULT_DATA_DIR])[0]}). Add --exp_name to choose one.")
     from spinup.utils.arg_checks import check_run_name, check_workers
     try:
         check_run_name(exp_name)   # setup_logger_kwargs checks it too, but a grid can hide ''
@@ -461,15 +467,10 @@ def parse_and_execute_grid_search(cmd, args):
             raise CLIError(f"{cmd}: --{e}".replace("tensorboard=True", "tensorboard", 1)) \
                 from None
     from spinup.utils.mpi_tools import check_num_cpu
-    try:  # the core count first: it explains a --cpu 99 better than steps_per_epoch would
-        check_num_cpu(run_kwargs.get("num_cpu", 1), run_kwargs.get("oversubscribe", False))
-    except ValueError as e:
-        raise CLIError(str(e)) from None
-    try:  # A3C's worker processes, like MPI processes, against the cores
-        for workers in values.get("num_workers", []):
-            check_workers(cmd, workers, run_kwargs.get("oversubscribe", False))
-    except ValueError as e:
-        raise CLIError(str(e)) from None
+    # The core count first: it explains a --cpu 99 better than steps_per_epoch would.
+    check_num_cpu(run_kwargs.get("num_cpu", 1), run_kwargs.get("oversubscribe", False))
+    for workers in values.get("num_workers", []):   # A3C's workers, like MPI processes
+        check_workers(cmd, workers, run_kwargs.get("oversubscribe", False))
 
     from spinup.utils.run_utils import ExperimentGrid
     grid = ExperimentGrid(name=exp_name)
@@ -478,11 +479,8 @@ def parse_and_execute_grid_search(cmd, args):
     # Every experiment's values and env spaces, against the algorithm's declared
     # rules (spinup.utils.arg_checks), before the first one is launched.
     from spinup.utils.arg_checks import check_cli
-    try:
-        for variant in grid.variants():
-            check_cli(cmd, algo, dict(variant, num_cpu=run_kwargs.get("num_cpu", 1)))
-    except (TypeError, ValueError) as e:
-        raise CLIError(str(e)) from None
+    for variant in grid.variants():
+        check_cli(cmd, algo, dict(variant, num_cpu=run_kwargs.get("num_cpu", 1)))
     _release_ctrl_c()   # the imports are done; Ctrl-C must stop the runs
     grid.run(algo, **run_kwargs)
 
@@ -555,11 +553,11 @@ def _main(argv):
         print(f"spinup.run: unknown command {cmd!r}.{hint} Run 'python -m spinup.run help'.",
               file=sys.stderr)
         return 2
-    from spinup.utils.run_utils import ExperimentError, LaunchError
+    from spinup.utils.run_utils import ExperimentError
     try:
         parse_and_execute_grid_search(cmd, rest)
-    except (CLIError, LaunchError, FileExistsError) as e:  # all raised before any launch
-        print(f"error: {e}", file=sys.stderr)
+    except (CLIError, ValueError, TypeError, FileExistsError) as e:  # before any launch
+        print(f"error: {e}", file=sys.stderr)   # (the checks raise ValueError, TypeError)
         return 2
     except ExperimentError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -123,7 +123,7 @@ API_CASES = [
      "e.g. [64, 64]"),
     ("ppo", "CartPole-v1", dict(ac_kwargs=dict(activation="relu")), TypeError,
      "ppo: ac_kwargs['activation']='relu' is not allowed: a torch.nn.Module subclass, "
-     "e.g. torch.nn.ReLU"),
+     "e.g. torch.nn.ReLU, that takes no arguments (an activation; --act on the command line)"),
     ("ppo", "CartPole-v1", dict(pi_lr="fast"), TypeError,
      "ppo: pi_lr='fast' is not allowed: a finite number with pi_lr > 0"),
     ("dqn", "Pendulum-v1", {}, ValueError,
@@ -207,7 +207,8 @@ def test_check_cli_makes_each_env_once_and_closes_it(monkeypatch):
         env.close = lambda: (closed.append(env_id), real_close())
         return env
     monkeypatch.setattr(gym, "make", counting_make)
-    monkeypatch.setattr(ac, "_spaces_seen", {})
+    monkeypatch.setattr(ac, "_checked", set())
     for seed in (0, 1, 2):
         check_cli("ppo", spinup.ppo, dict(env_name="Acrobot-v1", seed=seed))
-    assert len(made) == 1 and closed == ["Acrobot-v1"]
+    # once per id, not per variant (make_env resets and steps a copy of it, also closed)
+    assert len(made) == 1 and closed == ["Acrobot-v1"] * 2

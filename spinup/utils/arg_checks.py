@@ -1,28 +1,24 @@
-"""Checking an algorithm's arguments and its env's spaces before anything runs.
+"""Checking an algorithm's arguments and its env before anything is written.
 
-Each algorithm module declares what it accepts in two dicts right above its
-function::
+Each algorithm module declares what it accepts in two dicts above its function::
 
     ARG_RULES = dict(BASIC_RULES, epochs=positive_int, gamma=in_range(0, 1), ...)
     SPACES = dict(obs=FLAT_BOX, act=(BOX, DISCRETE))
 
-and its function starts with ``config = dict(locals())`` and
-``check_args("ppo", ppo, config)``, then calls ``check_spaces("ppo", env,
-**SPACES)`` once it has made the env, before the logger creates any file. The
-command line calls :func:`check_cli` for every experiment of a grid in the
-parent process, so a bad value stops the whole grid before the first launch.
+and its function starts with ``config = dict(locals())``, ``check_args("ppo", ppo,
+config)`` and ``env = make_env("ppo", env_fn, **SPACES)`` (spaces checked, another
+instance reset and stepped once), before the logger creates any file. The command
+line calls :func:`check_cli` for every experiment of a grid in the parent process,
+so a bad value stops the whole grid before the first launch.
 
 Every failed check raises one exception whose message is one line::
 
     <algo>: <name>=<value!r> is not allowed: <what is allowed>
 
-``TypeError`` when the value is of the wrong kind (``hidden_sizes=64``,
-``activation='relu'``, ``pi_lr='fast'``); ``ValueError`` when its kind is
-right but the value is not (``epochs=0``, ``gamma=1.5``), or when the env's
-spaces are not supported. The command line prints that same line.
-
-This module imports only the standard library at import time; torch and
-gymnasium are imported by the checks that need them.
+``TypeError`` for a value of the wrong kind (``hidden_sizes=64``, ``pi_lr='fast'``);
+``ValueError`` for a right kind but wrong value (``epochs=0``, ``gamma=1.5``) or an
+unsupported env. The command line prints that same line. Only the standard library is
+imported at import time; the checks that need torch or gymnasium import them.
 """
 import inspect
 import math
@@ -167,13 +163,20 @@ hidden_sizes = Rule("a list or tuple of ints >= 1, e.g. [64, 64]",
                     lambda v, ctx: all(size >= 1 for size in v))
 
 
-def _is_module_class(value):
+def _is_activation(value):
     import torch
-    return isinstance(value, type) and issubclass(value, torch.nn.Module)
+    if not (isinstance(value, type) and issubclass(value, torch.nn.Module)):
+        return False
+    try:  # made without arguments (torch.nn.Linear needs two)
+        return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                   for p in inspect.signature(value).parameters.values())
+    except (TypeError, ValueError):
+        return True
 
 
-#: ``activation``: a ``torch.nn.Module`` subclass (the class, not an instance).
-activation = Rule("a torch.nn.Module subclass, e.g. torch.nn.ReLU", _is_module_class)
+#: ``activation``: a ``torch.nn.Module`` subclass made without arguments (not an instance).
+activation = Rule("a torch.nn.Module subclass, e.g. torch.nn.ReLU, that takes no arguments "
+                  "(an activation; --act on the command line)", _is_activation)
 
 
 class _ModelKwargs(Rule):
@@ -326,13 +329,11 @@ def _rules_of(fn):
 def check_args(algo, fn, kwargs, procs=None):
     """Check the arguments of a call of algorithm ``fn`` against its ``ARG_RULES``.
 
-    Arguments not in ``kwargs`` take ``fn``'s defaults. A rule under the key
-    ``num_cpu`` checks the number of processes rather than an argument.
-    Keywords that ``fn`` does not take are ignored (the CLI refuses them).
-    ``kwargs['_algorithm']`` is set to ``algo`` (unless set already), so that the
-    ``config.json`` written from the same dict records which algorithm made the run;
-    with ``logger_kwargs`` asking to resume, a run of another algorithm is refused
-    (:func:`check_resume_algorithm`).
+    Arguments not in ``kwargs`` take ``fn``'s defaults; keywords ``fn`` does not take
+    are ignored (the CLI refuses them). A rule under the key ``num_cpu`` checks the
+    number of processes. ``kwargs['_algorithm']`` is set to ``algo`` (unless set), so
+    the ``config.json`` written from it records the algorithm; resuming another
+    algorithm's run is refused (:func:`check_resume_algorithm`).
 
     Args:
         algo (str): the name used in messages, e.g. ``'ppo'``.
@@ -419,16 +420,14 @@ def check_spaces(algo, env, obs=FLAT_BOX, act=(BOX, DISCRETE)):
 
     Args:
         algo (str): the name used in messages.
-        env: a gymnasium env (anything with ``observation_space`` and
-            ``action_space``).
+        env: a gymnasium env (anything with ``observation_space`` and ``action_space``).
         obs (SpaceKind): the supported observation space.
         act (SpaceKind or tuple of them): the supported action spaces.
 
     Raises:
         TypeError: ``env`` is not an env (``env_fn`` returned something else).
-        ValueError: naming the algorithm, the space, what is supported and
-            what to do instead. ``env`` is closed first, so the caller has
-            nothing to clean up.
+        ValueError: naming the algorithm, the space, what is supported and what to do
+            instead; ``env`` is closed first, so the caller has nothing to clean up.
     """
     if not (hasattr(env, "observation_space") and hasattr(env, "action_space")):
         import reprlib
@@ -465,53 +464,136 @@ def check_spaces(algo, env, obs=FLAT_BOX, act=(BOX, DISCRETE)):
         raise ValueError(f"{algo}: {problem}")
 
 
-# ---- The command line ----
+def _attempt(where, what, call, hint=""):
+    """``call()``; an exception becomes one line, ``where: what raised <type>: <text>``
+    (a ``ValueError`` with the original as its cause)."""
+    try:
+        return call()
+    except Exception as e:
+        text = (str(e).strip().splitlines() or [""])[0]
+        raise ValueError(f"{where}: {what} raised {type(e).__name__}: {text}{hint}") from e
 
-_spaces_seen = {}  # env id -> (observation_space, action_space), one gymnasium.make each
 
+def make_env(algo, env_fn, obs=FLAT_BOX, act=(BOX, DISCRETE)):
+    """The run's env ``env_fn()``, checked before the logger writes anything.
 
-class _Spaces:
-    def __init__(self, spaces):
-        self.observation_space, self.action_space = spaces
-
-
-def env_spaces(env_name):
-    """``(observation_space, action_space)`` of the gymnasium id ``env_name``.
-
-    The env is made with ``gymnasium.make`` and closed once per id and process; later
-    calls reuse the spaces (the CLI asks for each id twice: to report a bad id, then to
-    check the spaces of every variant).
+    Its spaces are checked (:func:`check_spaces`), then a copy (``copy.deepcopy``, so
+    that no ``env_fn()`` side effect such as a counter changes; ``env_fn()`` if it cannot
+    be copied) is reset and stepped once with a fixed action (no random draw): a reset
+    that raises (a missing render dependency included), a first observation of the
+    wrong shape or not finite and a non-finite first reward are refused; a step that
+    raises is left to the run. The run's env is never reset here and the global
+    ``random``/``numpy`` states are put back, so valid runs are bit-identical.
 
     Raises:
-        whatever ``gymnasium.make`` raises for an id it cannot make.
+        TypeError, ValueError: one line naming the algorithm, the env and the problem
+            (``env_fn()`` raising included).
     """
-    if env_name not in _spaces_seen:
-        import gymnasium
-        env = gymnasium.make(env_name)
-        try:
-            _spaces_seen[env_name] = (env.observation_space, env.action_space)
-        finally:
-            env.close()
-    return _spaces_seen[env_name]
+    import copy
+    import random
+    import warnings
+
+    import numpy as np
+    env = _attempt(algo, "env_fn()", env_fn)
+    check_spaces(algo, env, obs, act)
+    states = random.getstate(), np.random.get_state()
+    try:
+        probe = copy.deepcopy(env)
+    except Exception:
+        probe = _attempt(algo, "env_fn()", env_fn)
+    try:
+        if probe is env:
+            return env
+        label, obs_space, space = env_label(algo, env), env.observation_space, env.action_space
+        hint = "" if getattr(probe, "render_mode", None) is None else " (the env was made " \
+            f"with render_mode={probe.render_mode!r}; leave it out for training)"
+        action = space.start if _discrete(space) else np.clip(
+            np.zeros(space.shape, space.dtype), space.low, space.high)
+        with warnings.catch_warnings():   # gymnasium's checker: left to the run's own env
+            warnings.simplefilter("ignore")
+            seen = [("reset()", _attempt(label, "reset()", probe.reset, hint)[0], 0.0)]
+            try:
+                seen.append(("the first step()", *probe.step(action)[:2]))
+            except Exception:
+                pass   # the run's own step() reports it, with the env's traceback
+        for what, obs, rew in seen:
+            try:
+                values = np.asarray(obs, dtype=np.float64)
+            except (TypeError, ValueError):
+                values = None
+            if values is None or values.shape != obs_space.shape:
+                raise ValueError(f"{label}: {what} returned an observation of shape "
+                                 f"{getattr(values, 'shape', '(not an array)')} but its "
+                                 f"observation space {obs_space} has shape {obs_space.shape}; "
+                                 "the env must return observations of that shape")
+            if not np.isfinite(values).all():
+                raise ValueError(f"{label}: {what} returned a non-finite observation "
+                                 f"{_short(values)}; observations must be finite numbers")
+            if not np.isfinite(np.asarray(rew, dtype=np.float64)).all():
+                raise ValueError(f"{label}: {what} returned a non-finite reward ({rew}); "
+                                 "rewards must be finite numbers")
+    finally:
+        if probe is not env:
+            probe.close()
+        random.setstate(states[0])
+        np.random.set_state(states[1])
+    return env
+
+
+def report_env_step_error(algo):
+    """Decorate algorithm ``algo`` (``None``: named by its ``algo`` argument) so that an
+    exception from inside the env's ``step()`` is preceded by one line saying so, with
+    the epoch and step read from the algorithm's frame (nothing runs per step); the
+    exception and its traceback then go on."""
+    import functools
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except Exception as e:
+                _say_if_env_step_raised(algo, e)
+                raise
+        return wrapper
+    return decorate
+
+
+def _say_if_env_step_raised(algo, exc):
+    import sys
+    import traceback
+    frames = [frame for frame, _ in traceback.walk_tb(exc.__traceback__)]
+    inner = frames[2:]   # below the decorator's wrapper and the algorithm's own frame
+    if not any(f.f_code.co_name == "step" and hasattr(f.f_locals.get("self"), "action_space")
+               for f in inner):
+        return
+    here = frames[1].f_locals
+    at = ", ".join(f"{word}{here[k]}" for k, word in (("epoch", "epoch "), ("t", "step t="))
+                   if isinstance(here.get(k), int))
+    testing = " while testing the agent" * any(f.f_code.co_name.startswith("test_") for f in inner)
+    print(f"{algo or here.get('algo')}: your env raised {type(exc).__name__} inside step()"
+          f"{testing}{' at ' * bool(at)}{at}; its traceback follows", file=sys.stderr, flush=True)
+
+
+# ---- The command line ----
+
+_checked = set()  # (algo, env id) made and tried by check_cli in this process
 
 
 def check_cli(algo, fn, kwargs):
-    """Everything the command line checks in the parent process before a launch.
-
-    Checks the arguments (:func:`check_args`, with ``num_cpu`` as the number of
-    processes), then the spaces of the env ``env_name`` (made once per id with
-    ``gymnasium.make`` and closed again), against the algorithm's ``SPACES``.
+    """Everything the command line checks in the parent process before a launch: the
+    arguments (:func:`check_args`, ``num_cpu`` being the number of processes) and, once
+    per algorithm and id, the env ``env_name`` (:func:`make_env` with the ``SPACES``).
 
     Args:
         algo (str): the command, e.g. ``'ppo'``.
         fn (callable): the algorithm function.
-        kwargs (dict): one experiment of the grid as the CLI builds it: the
-            algorithm's keyword arguments with ``env_name`` instead of
-            ``env_fn``, plus ``num_cpu`` (an int or ``'auto'``).
+        kwargs (dict): one experiment of the grid as the CLI builds it: the algorithm's
+            keyword arguments with ``env_name`` instead of ``env_fn``, plus ``num_cpu``
+            (an int or ``'auto'``).
 
     Raises:
-        TypeError, ValueError: the one-line message of :func:`check_args` or
-            :func:`check_spaces`.
+        TypeError, ValueError: the one-line message of the check that failed.
     """
     args = dict(kwargs)
     num_cpu = args.pop("num_cpu", 1)
@@ -520,8 +602,10 @@ def check_cli(algo, fn, kwargs):
     env_name = args.pop("env_name", None)
     check_args(algo, fn, args, procs=num_cpu)
     _, spaces = _rules_of(fn)
-    if env_name is not None and spaces is not None:
-        check_spaces(algo, _Spaces(env_spaces(env_name)), **spaces)
+    if env_name is not None and spaces is not None and (algo, env_name) not in _checked:
+        import gymnasium   # made and tried here too: with --jobs, output.log comes early
+        make_env(algo, lambda: gymnasium.make(env_name), **spaces).close()
+        _checked.add((algo, env_name))
 
 
 # ---- Launch-time limits (issue 19): run directories, resume, model size, workers ----
@@ -532,15 +616,9 @@ def check_cli(algo, fn, kwargs):
 # TypeError) with one line, before anything is written.
 
 def check_model_keys(algo, name, value, actor_critic):
-    """Refuse a key of ``ac_kwargs`` that the actor-critic's constructor does not take.
-
-    Args:
-        algo (str): the name used in messages.
-        name (str): the argument's name (``'ac_kwargs'``).
-        value (dict): the keyword arguments.
-        actor_critic (callable): the class, called as
-            ``actor_critic(observation_space, action_space, **value)``. A class
-            taking ``**kwargs``, or one whose signature cannot be read, is not checked.
+    """Refuse a key of ``value`` (argument ``name`` of ``algo``, i.e. ``ac_kwargs``) that
+    ``actor_critic(observation_space, action_space, **value)`` does not take. A class
+    taking ``**kwargs``, or whose signature cannot be read, is not checked.
 
     Raises:
         TypeError: naming the first unknown key and the keys that are allowed.
@@ -586,28 +664,24 @@ def available_memory():
     lower of that and a cgroup v2 limit (``memory.max - memory.current``) if any.
     """
     import os
+    from pathlib import Path
     avail = None
     try:
         import psutil
         avail = int(psutil.virtual_memory().available)
     except (ImportError, OSError, AttributeError):
         try:
-            with open("/proc/meminfo") as f:
-                for line in f:
-                    if line.startswith("MemAvailable:"):
-                        avail = int(line.split()[1]) * 1024
-        except (OSError, ValueError, IndexError):
-            pass
-        if avail is None:
+            avail = next(int(line.split()[1]) * 1024 for line in
+                         Path("/proc/meminfo").read_text().splitlines()
+                         if line.startswith("MemAvailable:"))
+        except (OSError, ValueError, IndexError, StopIteration):
             try:
                 avail = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
             except (ValueError, OSError, AttributeError):
                 pass
     try:
-        with open("/sys/fs/cgroup/memory.max") as f:
-            limit = f.read().strip()
-        with open("/sys/fs/cgroup/memory.current") as f:
-            used = int(f.read().strip())
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        used = int(Path("/sys/fs/cgroup/memory.current").read_text().strip())
         if limit.isdigit():
             room = max(int(limit) - used, 0)
             avail = room if avail is None else min(avail, room)
@@ -815,25 +889,22 @@ def check_run_name(exp_name):
 
     Raises:
         ValueError: ``exp_name`` is not a string, is empty, ``.`` or ``..``, or holds
-            a path separator (``a/b``, ``../escape``, ``/abs``) or a NUL byte.
+            a path separator (``a/b``, ``../escape``, ``/abs``) or a control character
+            (NUL, newline, tab ...).
     """
     import os
-    bad = (not isinstance(exp_name, str) or exp_name in ("", ".", "..") or "\0" in exp_name
+    bad = (not isinstance(exp_name, str) or exp_name in ("", ".", "..") or min(exp_name) < " "
            or any(sep in exp_name for sep in filter(None, ("/", os.sep, os.altsep))))
     if bad:
         raise ValueError(f"exp_name={exp_name!r} is not allowed: a non-empty name without "
-                         "'/' (it becomes a directory inside data_dir; choose the base "
-                         "directory with --data_dir)")
+                         "'/' or control characters such as a newline (it becomes a "
+                         "directory inside data_dir; choose the base directory with --data_dir)")
 
 
 def check_name_lengths(exp_name, data_dir, names):
-    """Refuse directory names (made from ``exp_name``) longer than the file system allows.
-
-    Args:
-        exp_name (str): the experiment's name, for the message.
-        data_dir (str): where the directories go (its nearest existing ancestor is
-            asked for ``PC_NAME_MAX``; 255 if it cannot say).
-        names (list of str): the directory names to be created.
+    """Refuse directory ``names`` (made from ``exp_name``, to be created under
+    ``data_dir``) longer than the file system allows: ``PC_NAME_MAX`` of the nearest
+    existing ancestor of ``data_dir``, 255 if it cannot say.
 
     Raises:
         ValueError: the first name whose UTF-8 length exceeds the limit.

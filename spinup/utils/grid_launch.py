@@ -618,6 +618,8 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
     check_before_launch([r.kwargs["logger_kwargs"] for r in runs if r.state != "skip"],
                         1 if launcher == "ray" else num_cpu, oversubscribe)
     threads = max(1, available_cores() // jobs) if launcher == "local" else per_variant
+    if os.environ.get("OMP_NUM_THREADS", "").isdigit():  # the user's setting, within the share
+        threads = max(1, min(threads, int(os.environ["OMP_NUM_THREADS"])))
     if announce is not None:
         announce()
     todo = [r for r in runs if r.state != "skip"]

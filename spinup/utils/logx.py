@@ -18,6 +18,7 @@ import atexit
 import json
 import os
 import os.path as osp
+import reprlib
 import shutil
 import sys
 import time
@@ -203,14 +204,19 @@ class RunInProgressError(FileExistsError):
 
 
 class _RunDirLock:
-    """An open ``.spinup.lock`` with an exclusive ``flock``; closing it (when the
-    last reference goes) releases the directory."""
+    """An open ``.spinup.lock`` with an exclusive ``flock``; deleting and closing it (when
+    the last reference goes, or the process exits) releases the directory."""
 
     def __init__(self, lock_file):
         self._file = lock_file
+        atexit.register(lambda ref=weakref.ref(self): ref() and ref().release())
 
     def release(self):
         if not self._file.closed:
+            try:  # a finished run keeps no lock file (a killed one does; it is harmless)
+                os.unlink(self._file.name)
+            except OSError:
+                pass
             self._file.close()
 
     __del__ = release
@@ -386,7 +392,12 @@ class Logger:
                 print(colorize(f"Warning: replacing the run in {self.output_dir} "
                                "(overwrite=True).", "red", bold=True))
             _clear_run(self.output_dir, output_fname)
-        os.makedirs(self.output_dir, exist_ok=True)
+        try:
+            os.makedirs(self.output_dir, exist_ok=True)
+        except OSError as e:
+            raise FileExistsError(f"Logger: cannot use output_dir={self.output_dir!r} as the "
+                                  f"run's directory ({e.strerror}): give the path of a "
+                                  "directory (a file is in the way)") from None
         # No other process may write here meanwhile (the claim lasts as long as self).
         self._lock = lock_run_dir(self.output_dir)
         self.output_file = self.output_file or open(table_path, "w")
@@ -607,6 +618,10 @@ class Logger:
         no value this epoch is left empty. With ``tensorboard=True`` the row's
         numbers also go to the event files, flushed at once.
         """
+        if not self.log_current_row:
+            self.warn_once("empty row", "Warning: dump_tabular() with nothing logged since the "
+                           "last row; no empty row is written")
+            return
         if proc_id() == 0:
             row = [self.log_current_row.get(key, "") for key in self.log_headers]
             line = None if self.verbose else self._progress(self.log_current_row)
@@ -667,6 +682,18 @@ class Logger:
         self._tb_rows += 1
 
 
+def _check_numbers(key, value):
+    """Raise TypeError (one line naming ``key``) unless ``value`` is numbers numpy can read."""
+    try:
+        kind = np.asarray(value).dtype.kind
+    except (RuntimeError, TypeError, ValueError):
+        kind = None
+    if kind not in tuple("biuf"):
+        raise TypeError(f"EpochLogger.store: {key}={reprlib.repr(value)} is not allowed: a "
+                        "number or an array of numbers (for a tensor that requires grad, "
+                        "store t.item() or t.detach())")
+
+
 class EpochLogger(Logger):
     """A :class:`Logger` that also summarises values collected during an epoch.
 
@@ -693,8 +720,13 @@ class EpochLogger(Logger):
         Args:
             **kwargs: ``Name=value``; a value is a number or an array (every
                 element counts as one sample).
+
+        Raises:
+            TypeError: the first value of a name is a string, a tensor requiring grad ...
         """
         for key, value in kwargs.items():
+            if key not in self.epoch_dict:  # the first value of each key is checked
+                _check_numbers(key, value)
             self.epoch_dict.setdefault(key, []).append(value)
 
     def log_tabular(self, key, val=None, with_min_and_max=False, average_only=False):
@@ -721,7 +753,13 @@ class EpochLogger(Logger):
             super().log_tabular(key, val)
             return
         stored = self.epoch_dict.get(key, [])
-        samples = np.concatenate([np.ravel(v) for v in stored]) if stored else np.zeros(0)
+        try:
+            samples = np.concatenate([np.ravel(v) for v in stored]) if stored else np.zeros(0)
+        except (RuntimeError, TypeError, ValueError):
+            samples = None
+        if samples is None or samples.dtype.kind not in "biuf":
+            for value in stored:  # raises for the first value that is not numbers
+                _check_numbers(key, value)
         mean, std, *extremes = mpi_statistics_scalar(samples, with_min_and_max)
         if average_only:
             super().log_tabular(key, mean)

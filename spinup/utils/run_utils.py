@@ -166,11 +166,7 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
     else:
         print(colorize(f"Running experiment {exp_name} with kwargs ", color="cyan", bold=True)
               + json.dumps(convert_json(kwargs), sort_keys=True))
-    if "logger_kwargs" in kwargs:
-        print("Note: logger_kwargs was given, so call_experiment does not choose the "
-              "output directory.\n")
-    else:
-        kwargs["logger_kwargs"] = logger_kwargs
+    kwargs["logger_kwargs"] = logger_kwargs
     output_dir = kwargs["logger_kwargs"].get("output_dir")
     returncode = run_one(_encode_call(thunk, kwargs, num_cpu, oversubscribe), exp_name,
                          output_dir)
@@ -216,18 +212,37 @@ def _nest(flat):
         head, colon, rest = key.partition(":")
         if colon:
             if head in nested and head not in parents:
-                raise ValueError(f"grid parameter {head!r} is given whole and as {key!r}: it "
-                                 "cannot take multiple values from both")
+                raise ValueError(f"{head} is given whole and {key} sets one of its keys too: "
+                                 f"put {rest!r} inside {head}, or leave {head} out")
             nested.setdefault(head, {})[rest] = value
             parents.add(head)
         elif key in nested:
-            raise ValueError(f"grid parameter {key!r} is given whole and nested: it cannot "
-                             "take multiple values from both")
+            raise ValueError(f"{key} is given whole and {key}:... sets one of its keys too: "
+                             f"put that key inside {key}, or leave {key} out")
         else:
             nested[key] = value
     for head in parents:
         nested[head] = _nest(nested[head])
     return nested
+
+
+def _check_grid_call(thunk, keys, variants):
+    """Raise LaunchError (one line) if ``thunk`` names no grid parameter, or if a variant
+    lacks an argument that ``thunk`` needs (``env_name`` stands for ``env_fn``)."""
+    if isinstance(thunk, str) and thunk not in keys:
+        raise LaunchError(f"ExperimentGrid.run: thunk={thunk!r} is not a parameter of the grid; "
+                          "pass the function itself (e.g. spinup.ppo), or the name of a "
+                          "parameter whose values are functions")
+    for variant in variants:
+        fn = variant[thunk] if isinstance(thunk, str) else thunk
+        given = set(variant) | {"seed", "logger_kwargs", "env_fn" if "env_name" in variant else ""}
+        needed = [p.name for p in inspect.signature(fn).parameters.values() if p.default is p.empty
+                  and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in given]
+        if needed:
+            what = "env_name (e.g. eg.add('env_name', 'CartPole-v1'))" \
+                if needed[0] == "env_fn" else needed[0]
+            raise LaunchError(f"ExperimentGrid.run: the grid gives "
+                              f"{getattr(fn, '__name__', fn)} no {what}")
 
 
 class ExperimentGrid:
@@ -413,12 +428,13 @@ class ExperimentGrid:
                 others ran to their end.
         """
         variants = self.variants()
+        _check_grid_call(thunk, self.keys, variants)
         names = [self.variant_name(v) for v in variants]
         if jobs is not None or resume or launcher is not None or ray_address is not None:
             runs = plan_runs(thunk, variants, names, data_dir, datestamp, overwrite,
                              tensorboard, verbose, resume, num_cpu)
-            return run_grid(runs, num_cpu, oversubscribe, jobs or 1, launcher or "local",
-                            ray_address, self.print)
+            return run_grid(runs, num_cpu, oversubscribe, 1 if jobs is None else jobs,
+                            launcher or "local", ray_address, self.print)
         check_before_launch(
             [v.get("logger_kwargs") or setup_logger_kwargs(name, v.get("seed", 0), data_dir,
                                                            datestamp, overwrite)

@@ -59,34 +59,21 @@ _DOTTED_PATH = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+")
 # ---- Names of classes and functions ----
 
 def dotted_name(obj):
-    """Return the import path of a class or function.
-
-    Args:
-        obj: a class or function, e.g. ``torch.nn.Tanh``.
-
-    Returns:
-        str: ``"<module>.<qualified name>"``, e.g.
-        ``"torch.nn.modules.activation.Tanh"``.
-    """
+    """The import path ``"<module>.<qualified name>"`` of a class or function, e.g.
+    ``"torch.nn.modules.activation.Tanh"`` for ``torch.nn.Tanh``."""
     return f"{obj.__module__}.{obj.__qualname__}"
 
 
 def import_dotted(name):
-    """Import the object that a dotted path names (the inverse of :func:`dotted_name`).
+    """The object that the dotted path ``name`` names (the inverse of :func:`dotted_name`).
 
-    The longest prefix of ``name`` that is an importable module is imported, and
-    the rest is followed as attributes, so ``"torch.nn.Tanh"`` and
-    ``"pkg.Outer.Inner"`` both work.
-
-    Args:
-        name (str): a dotted path such as ``"torch.nn.ReLU"``.
-
-    Returns:
-        The object.
+    The longest prefix of ``name`` that is an importable module is imported and the
+    rest is followed as attributes, so ``"torch.nn.Tanh"`` and ``"pkg.Outer.Inner"``
+    both work.
 
     Raises:
-        ImportError: no prefix of ``name`` is a module, or the remaining
-            attributes do not exist.
+        ImportError: no prefix of ``name`` is a module, or the remaining attributes
+            do not exist.
     """
     parts = name.split(".")
     for split in range(len(parts) - 1, 0, -1):

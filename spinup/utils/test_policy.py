@@ -128,11 +128,8 @@ def load_policy_and_env(fpath, itr="last", deterministic=False, render_mode=None
     """Load a run's trained policy and its environment.
 
     Args:
-        fpath (str): the run's output directory.
-        itr: ``'last'`` (default) or the number of a snapshot.
-        deterministic (bool): see :func:`load_pytorch_policy`.
+        fpath, itr, deterministic, allowed_modules: see :func:`load_pytorch_policy`.
         render_mode (str): passed to ``gymnasium.make`` (e.g. ``'human'``).
-        allowed_modules (sequence of str): see :func:`load_pytorch_policy`.
 
     Returns:
         ``(env, get_action)``; ``env`` is ``None`` when the run recorded no
@@ -147,21 +144,19 @@ def load_policy_and_env(fpath, itr="last", deterministic=False, render_mode=None
 
 def load_policy(fpath, itr="last", deterministic=False):
     """The spec's name for :func:`load_policy_and_env` (Spinning Up's "Experiment Outputs"
-    page calls ``_, get_action = load_policy(fpath)``).
-
-    Args:
-        fpath (str): the run's output directory.
-        itr: ``'last'`` (default) or the number of a snapshot.
-        deterministic (bool): act with the deterministic action.
-
-    Returns:
-        ``(env, get_action)``, exactly as :func:`load_policy_and_env`: ``env`` is
-        ``None`` when the run recorded no environment.
-
-    Raises:
-        FileNotFoundError, ValueError, ImportError: as :func:`load_pytorch_policy`.
+    page calls ``_, get_action = load_policy(fpath)``): the same arguments (but
+    ``render_mode``, ``allowed_modules``), the same ``(env, get_action)``, the same errors.
     """
     return load_policy_and_env(fpath, itr, deterministic)
+
+
+def _clipped(env, get_action):
+    """``get_action`` with actions clipped to the bounds of a Box action space, as in training."""
+    from gymnasium import spaces
+    space = env.action_space
+    if not isinstance(space, spaces.Box):
+        return get_action
+    return lambda o: np.clip(get_action(o), space.low, space.high)
 
 
 def run_policy(env, get_action, max_ep_len=None, num_episodes=100, render=True):
@@ -188,10 +183,7 @@ def run_policy(env, get_action, max_ep_len=None, num_episodes=100, render=True):
     """
     if env is None:
         raise RuntimeError(ENV_NOT_FOUND)
-    from gymnasium import spaces
-    returns, lengths = [], []
-    bounds = ((env.action_space.low, env.action_space.high)
-              if isinstance(env.action_space, spaces.Box) else None)
+    returns, lengths, act = [], [], _clipped(env, get_action)
     show = render and env.render_mode == "human"
     for episode in range(num_episodes):
         o, _ = env.reset()
@@ -200,10 +192,7 @@ def run_policy(env, get_action, max_ep_len=None, num_episodes=100, render=True):
             if show:
                 env.render()
                 time.sleep(1e-3)
-            a = get_action(o)
-            if bounds is not None:
-                a = np.clip(a, *bounds)
-            o, r, terminated, truncated, _ = env.step(a)
+            o, r, terminated, truncated, _ = env.step(act(o))
             ep_ret += r
             ep_len += 1
             over = terminated or truncated or bool(max_ep_len and ep_len == max_ep_len)
@@ -263,7 +252,6 @@ def watch_policy(fpath, itr="last", deterministic=True, max_ep_len=None, seed=0,
     import gymnasium as gym
     from matplotlib import animation
     from matplotlib.figure import Figure
-    from gymnasium import spaces
     if not isinstance(frame_step, int) or frame_step < 1:
         raise ValueError(f"watch_policy: frame_step must be an integer >= 1, got {frame_step!r}")
     get_action = load_pytorch_policy(fpath, itr, deterministic, allowed_modules)
@@ -281,14 +269,9 @@ def watch_policy(fpath, itr="last", deterministic=True, max_ep_len=None, seed=0,
         except gym.error.DependencyNotInstalled as e:
             raise RuntimeError("watch_policy needs the environment's renderer: pip install "
                                f"'spinup[video]' ({_first_line(e)})") from None
-        bounds = ((env.action_space.low, env.action_space.high)
-                  if isinstance(env.action_space, spaces.Box) else None)
-        over = False
+        over, act = False, _clipped(env, get_action)
         while not over:
-            a = get_action(o)
-            if bounds is not None:
-                a = np.clip(a, *bounds)
-            o, r, terminated, truncated, _ = env.step(a)
+            o, r, terminated, truncated, _ = env.step(act(o))
             ep_ret, ep_len = ep_ret + float(r), ep_len + 1
             over = terminated or truncated or bool(max_ep_len and ep_len >= max_ep_len)
             if ep_len % frame_step == 0 or over:
@@ -466,6 +449,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.episodes < 1:
         parser.error("--episodes must be at least 1")
+    if args.len < 0:
+        parser.error(f"--len {args.len}: give 0 (the env's own limit) or a number of steps >= 1")
+    if args.itr < -1:
+        parser.error(f"--itr {args.itr}: give -1 (the last snapshot) or a snapshot number >= 0")
     itr = "last" if args.itr < 0 else args.itr
     try:
         # The policy first: a bad model.pt should fail before any window or video.

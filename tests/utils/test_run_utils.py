@@ -58,5 +58,5 @@ def test_in_name_bools_and_errors():
     bad = ExperimentGrid()
     bad.add("ac_kwargs", dict(hidden_sizes=[4]))
     bad.add("ac_kwargs:activation", torch.nn.ReLU)
-    with pytest.raises(ValueError, match="multiple values"):
+    with pytest.raises(ValueError, match="given whole and ac_kwargs:activation sets one of"):
         bad.variants()

@@ -60,9 +60,9 @@ import torch
 
 import spinup.algos.a2c.core as core
 from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, boolean, check_args,
-                                     check_finite_obs, check_finite_path, check_spaces, env_label,
-                                     nonneg, optional, positive, positive_int, steps_over_procs,
-                                     unit_interval)
+                                     check_finite_obs, check_finite_path, env_label, make_env,
+                                     nonneg, optional, positive, positive_int,
+                                     report_env_step_error, steps_over_procs, unit_interval)
 from spinup.utils.checkpoint import (episode_state, load_checkpoint, recorded, restore_episode,
                                      restore_rng_state, rng_state, save_checkpoint)
 from spinup.utils.logx import EpochLogger
@@ -176,6 +176,7 @@ ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(block="n_steps"),
 SPACES = dict(obs=FLAT_BOX, act=(BOX, DISCRETE))
 
 
+@report_env_step_error("a2c")
 def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=50, n_steps=20,
         gamma=0.99, lam=1.0, lr=1e-3, anneal_lr=True,
@@ -264,8 +265,7 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     check_args("a2c", a2c, config)
     n_workers = num_procs()
     local_steps = steps_per_epoch // n_workers
-    env = env_fn()
-    check_spaces("a2c", env, **SPACES)
+    env = make_env("a2c", env_fn, **SPACES)
     # A Box2D world cannot be saved: record the episode so a resume can replay it.
     env = recorded(env)
 

@@ -65,9 +65,9 @@ import torch
 import spinup.algos.a3c.core as core
 from spinup.algos.a3c.workers import EpisodeDone, UpdateDone, WorkerPool
 from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, boolean, check_args,
-                                     check_finite_obs, check_finite_path, check_spaces, env_label,
+                                     check_finite_obs, check_finite_path, env_label, make_env,
                                      nonneg, nonneg_int, optional, positive, positive_int,
-                                     single_process, unit_interval)
+                                     report_env_step_error, single_process, unit_interval)
 from spinup.utils.checkpoint import (env_state, load_checkpoint, restore_env_state,
                                      restore_rng_state, rng_state, save_checkpoint)
 from spinup.utils.logx import EpochLogger
@@ -161,6 +161,7 @@ ARG_RULES = dict(BASIC_RULES, steps_per_epoch=positive_int, epochs=positive_int,
 SPACES = dict(obs=FLAT_BOX, act=(BOX, DISCRETE))
 
 
+@report_env_step_error("a3c")
 def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=10000, epochs=50, num_workers=None, n_steps=20, gamma=0.99, lam=1.0,
         lr=1e-3, anneal_lr=True, ent_coef=0.01, vf_coef=0.5, max_grad_norm=0.5,
@@ -253,8 +254,7 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     check_args("a3c", a3c, config)
     if num_workers is None:
         num_workers = os.cpu_count() or 1
-    test_env = env_fn()
-    check_spaces("a3c", test_env, **SPACES)
+    test_env = make_env("a3c", env_fn, **SPACES)
 
     logger = EpochLogger(**logger_kwargs)
     logger.save_config(config)

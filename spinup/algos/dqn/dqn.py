@@ -67,9 +67,9 @@ import torch.nn.functional as F
 import spinup.algos.dqn.core as core
 from spinup.utils import torch_tools
 from spinup.utils.arg_checks import (BASIC_RULES, DISCRETE, FLAT_BOX, boolean, check_args,
-                                     check_finite_reward, check_finite_rows, check_spaces,
-                                     env_label, in_range, nonneg_int, optional, positive,
-                                     positive_int, single_process, unit_interval)
+                                     check_finite_reward, check_finite_rows, env_label, in_range,
+                                     make_env, nonneg_int, optional, positive, positive_int,
+                                     report_env_step_error, single_process, unit_interval)
 from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint, recorded,
                                      replay_state, restore_env_state, restore_episode,
                                      restore_replay, restore_rng_state, rng_state, save_checkpoint)
@@ -242,6 +242,7 @@ ARG_RULES = dict(BASIC_RULES, steps_per_epoch=positive_int, epochs=positive_int,
 SPACES = dict(obs=FLAT_BOX, act=DISCRETE)
 
 
+@report_env_step_error("dqn")
 def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=25, replay_size=int(1e5), gamma=0.99, lr=1e-3,
         batch_size=64, start_steps=1000, update_after=1000, update_every=2,
@@ -340,8 +341,7 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
 
     # ---- Setup: arguments and spaces first, then the logger ----
     check_args("dqn", dqn, config)
-    env = env_fn()
-    check_spaces("dqn", env, **SPACES)
+    env = make_env("dqn", env_fn, **SPACES)
     # A Box2D world cannot be saved: record the episode so a resume can replay it.
     env = recorded(env)
     test_env = env_fn()

@@ -62,9 +62,9 @@ import torch
 
 import spinup.algos.ppo.core as core
 from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, check_args,
-                                     check_finite_obs, check_finite_path, check_spaces, env_label,
-                                     in_range, positive, positive_int, steps_over_procs,
-                                     unit_interval)
+                                     check_finite_obs, check_finite_path, env_label, in_range,
+                                     make_env, positive, positive_int, report_env_step_error,
+                                     steps_over_procs, unit_interval)
 from spinup.utils.checkpoint import (episode_states, load_checkpoint, recorded, restore_episodes,
                                      restore_rng_state, rng_state, save_checkpoint)
 from spinup.utils.logx import EpochLogger
@@ -174,6 +174,7 @@ ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs("num_envs"), epoc
 SPACES = dict(obs=FLAT_BOX, act=(BOX, DISCRETE))
 
 
+@report_env_step_error("ppo")
 def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=50, gamma=0.99, clip_ratio=0.2, pi_lr=3e-4,
         vf_lr=1e-3, train_pi_iters=80, train_v_iters=80, lam=0.97, max_ep_len=1000,
@@ -265,8 +266,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
     # ---- Setup ----
     check_args("ppo", ppo, config)
-    env = env_fn()
-    check_spaces("ppo", env, **SPACES)
+    env = make_env("ppo", env_fn, **SPACES)
     # num_envs copies stepped together; each one recorded, because a Box2D world
     # cannot be saved and a resume replays the episode instead. SAME_STEP: an env
     # whose episode ends is reset in the same step, its last observation in info.

@@ -66,10 +66,11 @@ import torch
 
 import spinup.algos.sac.core as core
 from spinup.utils import torch_tools
-from spinup.utils.arg_checks import (BASIC_RULES, BOUNDED_BOX, FLAT_BOX, Rule, check_args,
-                                     check_finite_reward, check_finite_rows, check_spaces,
-                                     env_label, in_range, is_number, nonneg_int, optional, positive,
-                                     positive_int, single_process, unit_interval)
+from spinup.utils.arg_checks import (BASIC_RULES, BOUNDED_BOX, FLAT_BOX, check_args,
+                                     check_finite_reward, check_finite_rows, env_label, in_range,
+                                     is_number, make_env, nonneg_int, optional, positive,
+                                     positive_int, report_env_step_error, Rule, single_process,
+                                     unit_interval)
 from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint, load_module_states,
                                      module_states, recorded, replay_state, restore_env_state,
                                      restore_episode, restore_replay, restore_rng_state, rng_state,
@@ -163,6 +164,7 @@ ARG_RULES = dict(BASIC_RULES, steps_per_epoch=positive_int, epochs=positive_int,
 SPACES = dict(obs=FLAT_BOX, act=BOUNDED_BOX)
 
 
+@report_env_step_error("sac")
 def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=100, replay_size=int(1e6), gamma=0.99,
         polyak=0.995, lr=1e-3, alpha=0.2, batch_size=100, start_steps=10000,
@@ -254,8 +256,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     # ---- Setup: arguments and spaces first, then the logger ----
     check_args("sac", sac, config)
     learn_alpha = alpha == "auto" or target_entropy is not None
-    env = env_fn()
-    check_spaces("sac", env, **SPACES)
+    env = make_env("sac", env_fn, **SPACES)
     # A Box2D world cannot be saved: record the episode so a resume can replay it.
     env = recorded(env)
     test_env = env_fn()

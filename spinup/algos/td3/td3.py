@@ -59,9 +59,9 @@ import torch
 import spinup.algos.td3.core as core
 from spinup.utils import torch_tools
 from spinup.utils.arg_checks import (BASIC_RULES, BOUNDED_BOX, FLAT_BOX, check_args,
-                                     check_finite_reward, check_finite_rows, check_spaces,
-                                     env_label, nonneg, nonneg_int, positive, positive_int,
-                                     single_process, unit_interval)
+                                     check_finite_reward, check_finite_rows, env_label, make_env,
+                                     nonneg, nonneg_int, positive, positive_int,
+                                     report_env_step_error, single_process, unit_interval)
 from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint, load_module_states,
                                      module_states, recorded, replay_state, restore_env_state,
                                      restore_episode, restore_replay, restore_rng_state, rng_state,
@@ -138,6 +138,7 @@ ARG_RULES = dict(BASIC_RULES, steps_per_epoch=positive_int, epochs=positive_int,
 SPACES = dict(obs=FLAT_BOX, act=BOUNDED_BOX)
 
 
+@report_env_step_error("td3")
 def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=100, replay_size=int(1e6), gamma=0.99,
         polyak=0.995, pi_lr=1e-3, q_lr=1e-3, batch_size=100, start_steps=10000,
@@ -235,8 +236,7 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
     # ---- Setup: checks first, nothing is written before they pass ----
     check_args("td3", td3, config)
-    env = env_fn()
-    check_spaces("td3", env, **SPACES)
+    env = make_env("td3", env_fn, **SPACES)
     # A Box2D world cannot be saved: record the episode so a resume can replay it.
     env = recorded(env)
     test_env = env_fn()

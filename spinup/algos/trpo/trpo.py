@@ -75,9 +75,9 @@ import spinup.algos.trpo.core as core
 from spinup.algos.trpo.core import (conjugate_gradient, flat_grad, get_flat_params,
                                     hessian_vector_product, set_flat_params)
 from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, check_args,
-                                     check_finite_obs, check_finite_path, check_spaces, env_label,
-                                     in_range, nonneg, nonneg_int, one_of, positive, positive_int,
-                                     steps_over_procs, unit_interval)
+                                     check_finite_obs, check_finite_path, env_label, in_range,
+                                     make_env, nonneg, nonneg_int, one_of, positive, positive_int,
+                                     report_env_step_error, steps_over_procs, unit_interval)
 from spinup.utils.checkpoint import (episode_state, load_checkpoint, recorded, restore_episode,
                                      restore_rng_state, rng_state, save_checkpoint)
 from spinup.utils.logx import EpochLogger
@@ -202,6 +202,7 @@ ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(), epochs=positiv
 SPACES = dict(obs=FLAT_BOX, act=(BOX, DISCRETE))
 
 
+@report_env_step_error(None)
 def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
          steps_per_epoch=4000, epochs=50,
          gamma=0.99, delta=0.01, vf_lr=1e-3, train_v_iters=80,
@@ -289,8 +290,7 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     # ---- Checks (before anything is written to disk) ----
     check_args(algo if algo in ("trpo", "npg") else "trpo", trpo, config)
     n_procs = num_procs()
-    env = env_fn()
-    check_spaces(algo, env, **SPACES)
+    env = make_env(algo, env_fn, **SPACES)
     # A Box2D world cannot be saved: record the episode so a resume can replay it.
     env = recorded(env)
 

@@ -57,9 +57,9 @@ import torch
 
 import spinup.algos.vpg.core as core
 from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, check_args,
-                                     check_finite_obs, check_finite_path, check_spaces, env_label,
-                                     in_range, positive, positive_int, steps_over_procs,
-                                     unit_interval)
+                                     check_finite_obs, check_finite_path, env_label, in_range,
+                                     make_env, positive, positive_int, report_env_step_error,
+                                     steps_over_procs, unit_interval)
 from spinup.utils.checkpoint import (episode_state, load_checkpoint, recorded, restore_episode,
                                      restore_rng_state, rng_state, save_checkpoint)
 from spinup.utils.logx import EpochLogger
@@ -158,6 +158,7 @@ ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(), epochs=positiv
 SPACES = dict(obs=FLAT_BOX, act=(BOX, DISCRETE))
 
 
+@report_env_step_error("vpg")
 def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=50, gamma=0.99, pi_lr=3e-4,
         vf_lr=1e-3, train_v_iters=80, lam=0.97, max_ep_len=1000,
@@ -235,8 +236,7 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
     # ---- Setup ----
     check_args("vpg", vpg, config)
-    env = env_fn()
-    check_spaces("vpg", env, **SPACES)
+    env = make_env("vpg", env_fn, **SPACES)
     # A Box2D world cannot be saved: record the episode so a resume can replay it.
     env = recorded(env)
     is_box = isinstance(env.action_space, gym.spaces.Box)
