@@ -202,6 +202,8 @@ def test_sac_training_and_test_actions_stay_inside_asymmetric_bounds(tmp_path):
 
     sac(lambda: Shifted(gym.make("Pendulum-v1")), epochs=1,
         logger_kwargs=dict(output_dir=str(tmp_path)), **TINY)
-    assert len(seen) == 200 + 200      # 200 training steps, one 200-step test episode
+    # One step of a copy of the env before the run (make_env tries the env before any
+    # file exists), 200 training steps, one 200-step test episode.
+    assert len(seen) == 1 + 200 + 200
     assert min(seen) >= 0.0 and max(seen) <= 3.0
     assert max(seen) - min(seen) > 1.0       # the whole box is used, not [-1, 1]
