@@ -8,7 +8,6 @@ import inspect
 import itertools
 import json
 import math
-import os
 import os.path as osp
 import re
 import string
