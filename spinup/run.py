@@ -125,12 +125,9 @@ def _group_flags(cmd, args):
 def _resolve_names(cmd, groups):
     """Strip ``[shorthand]`` suffixes and expand short flags to their full keys.
 
-    The order of the keys is the order of the grid's parameters, so it decides
-    the order of the runs and of the parts of directory names. It is Spinning
-    Up's: the flags as given, except that flags with a ``[shorthand]`` come after
-    the others, and short flags (``--env``, ``--hid`` ...) come last, in the order
-    of ``SUBSTITUTIONS``. (``--clip_ratio .. --hid[h] ..`` and ``--hid[h] ..
-    --clip_ratio ..`` both name runs ``<exp>_cli<v>_h<v>``.)
+    The key order (that of the runs and of the parts of directory names) is Spinning
+    Up's: the flags as given, then those with a ``[shorthand]``, then the short flags
+    (``--env``, ``--hid`` ...) in the order of ``SUBSTITUTIONS``.
 
     Returns:
         ``(values, shorthands)``: full key -> raw values, and full key -> shorthand.
@@ -511,10 +508,8 @@ def main(argv=None):
     global _mask_before_hold
     from spinup.utils.run_entrypoint import caused_by_ctrl_c, watch_ctrl_c
     previous = watch_ctrl_c()
-    # Ctrl-C is held (SIGINT blocked) while the command imports numpy, torch and the
-    # algorithm: a Ctrl-C inside torch's import can abort the process or vanish.
-    # _release_ctrl_c lets it through once that is done, at the latest in the inner
-    # finally, where it still reaches the handlers below.
+    # Ctrl-C is held during the imports (one inside torch's can abort the process) and
+    # let through by _release_ctrl_c, at the latest in the inner finally.
     _mask_before_hold = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         try:

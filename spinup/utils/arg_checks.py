@@ -1,24 +1,13 @@
 """Checking an algorithm's arguments and its env before anything is written.
 
-Each algorithm module declares what it accepts in two dicts above its function::
+Each algorithm module declares ``ARG_RULES = dict(BASIC_RULES, epochs=positive_int, ...)``
+and ``SPACES = dict(obs=FLAT_BOX, act=(BOX, DISCRETE))``; its function starts with
+``check_args("ppo", ppo, dict(locals()))`` and ``make_env("ppo", env_fn, **SPACES)``.
+The command line calls :func:`check_cli` for every variant of a grid first.
 
-    ARG_RULES = dict(BASIC_RULES, epochs=positive_int, gamma=in_range(0, 1), ...)
-    SPACES = dict(obs=FLAT_BOX, act=(BOX, DISCRETE))
-
-and its function starts with ``config = dict(locals())``, ``check_args("ppo", ppo,
-config)`` and ``env = make_env("ppo", env_fn, **SPACES)`` (spaces checked, another
-instance reset and stepped once), before the logger creates any file. The command
-line calls :func:`check_cli` for every experiment of a grid in the parent process,
-so a bad value stops the whole grid before the first launch.
-
-Every failed check raises one exception whose message is one line::
-
-    <algo>: <name>=<value!r> is not allowed: <what is allowed>
-
-``TypeError`` for a value of the wrong kind (``hidden_sizes=64``, ``pi_lr='fast'``);
-``ValueError`` for a right kind but wrong value (``epochs=0``, ``gamma=1.5``) or an
-unsupported env. The command line prints that same line. Only the standard library is
-imported at import time; the checks that need torch or gymnasium import them.
+A failed check raises one line, ``<algo>: <name>=<value!r> is not allowed: <what is
+allowed>``: ``TypeError`` for a value of the wrong kind, ``ValueError`` for a wrong
+value or an unsupported env. Only the standard library is imported at import time.
 """
 import inspect
 import math
@@ -292,11 +281,8 @@ def update_happens():
     return Rule(words, is_int, within, late=True)
 
 
-#: Rules :func:`check_args` applies to every algorithm that has an argument of that name,
-#: after the algorithm's own ``ARG_RULES``: counts of steps, iterations, episodes and
-#: epochs are whole numbers (``save_freq=1.5`` or ``target_update_every=2.5`` would
-#: otherwise be accepted and silently mean something else), and the cross-argument
-#: rules above.
+#: Rules :func:`check_args` applies, after ``ARG_RULES``, to every algorithm taking an
+#: argument of that name: whole-number counts and the cross-argument rules above.
 COMMON_RULES = dict(
     {name: positive_int for name in (
         "steps_per_epoch", "epochs", "replay_size", "batch_size", "update_every",
@@ -401,9 +387,7 @@ def _discrete(space):
 
 #: A one-dimensional Box (vector observations).
 FLAT_BOX = SpaceKind("a flat Box", lambda s: _box(s, flat=True))
-#: A one-dimensional Box of any bounds (Gaussian policies cope with unbounded actions:
-#: they are clipped). The MLP policies emit a flat vector, so a ``(2, 3)`` or ``()``
-#: Box is refused up front rather than failing inside numpy after files exist.
+#: A one-dimensional Box of any bounds (Gaussian actions are clipped to them).
 BOX = SpaceKind("a flat (1-D) Box", lambda s: _box(s, flat=True))
 #: A one-dimensional Box with finite low/high (a tanh policy is scaled to them).
 BOUNDED_BOX = SpaceKind("a continuous (Box)", lambda s: _box(s, flat=True, bounded=True),
@@ -608,12 +592,7 @@ def check_cli(algo, fn, kwargs):
         _checked.add((algo, env_name))
 
 
-# ---- Launch-time limits (issue 19): run directories, resume, model size, workers ----
-#
-# Checks of things that are legal Python values but cannot work here: a run name
-# that would leave data_dir, a resume of another algorithm's run, a network that
-# cannot fit in memory, more A3C workers than cores. All raise ValueError (or
-# TypeError) with one line, before anything is written.
+# ---- Launch-time limits: legal values that cannot work here (one line, nothing written) ----
 
 def check_model_keys(algo, name, value, actor_critic):
     """Refuse a key of ``value`` (argument ``name`` of ``algo``, i.e. ``ac_kwargs``) that
@@ -716,10 +695,8 @@ def estimate_training_bytes(algo, sizes, workers=1):
 
 
 def check_model_memory(algo, name, value, ctx):
-    """Refuse default-model ``hidden_sizes`` whose networks cannot fit in memory.
-
-    The estimate is :func:`estimate_training_bytes` (a lower bound); it is compared
-    with :func:`available_memory`.
+    """Refuse default-model ``hidden_sizes`` whose :func:`estimate_training_bytes` exceeds
+    :func:`available_memory`.
 
     Raises:
         ValueError: one line with the estimated bytes, how they were counted, and
@@ -752,16 +729,11 @@ def check_model_memory(algo, name, value, ctx):
 
 
 def check_saved_model_memory(path, ac_class, ac_kwargs, state_dict=None):
-    """Refuse to rebuild a saved model whose ``hidden_sizes`` cannot fit in memory.
-
-    For ``test_policy``/``load_policy``: the model is built before its weights
-    are loaded into it, so a ``model.pt`` asking for ``[100000, 100000]`` would
-    otherwise try to allocate tens of GB. The estimate counts the networks of
-    the algorithm named by ``ac_class`` (``spinup.algos.<algo>.core...``; 2 if
-    unknown), :func:`hidden_parameters` each, 4 bytes per parameter, twice (the
-    model and the weights loaded into it). With ``state_dict``, a spinup model
-    whose kwargs need more parameters than the saved weights hold is refused
-    as well, whatever the memory: those weights could not be loaded into it.
+    """Refuse to rebuild a saved model (``test_policy``) whose ``hidden_sizes`` cannot fit
+    in memory: the networks of the algorithm in ``ac_class`` (2 if unknown),
+    :func:`hidden_parameters` each, 4 bytes per parameter, twice (model and loaded
+    weights). With ``state_dict``, kwargs needing more parameters than the weights hold
+    are refused too.
 
     Raises:
         ValueError: one line naming the file, the sizes, the bytes and what is available.
@@ -926,9 +898,7 @@ def check_name_lengths(exp_name, data_dir, names):
                              f"the directory name made from it would be {size} bytes and the "
                              f"file system allows {limit}; use a shorter --exp_name")
 
-# ---- Non-finite rewards and observations from the env (issue 19, part B) ----
-# Checked where the data already sits in arrays, so the acting loop gets no extra
-# per-step work beyond one math.isfinite of the reward in off-policy buffers.
+# ---- Non-finite rewards and observations, checked where they already sit in arrays ----
 
 def env_label(algo, env):
     """``'<algo>: env <id>'`` for messages about data ``env`` produced (its spec's id,

@@ -1,25 +1,15 @@
 """Checkpoints: the whole training state of a run, so that it can be resumed.
 
-``model.pt`` (see :mod:`spinup.utils.serialization_utils`) holds the policy, which
-is enough to watch the agent but not to go on training it. A checkpoint holds
-everything the next epoch depends on: networks and target networks, optimizer
-states, the learned temperature, counters, the random generators of Python, numpy
-and torch, the environments (down to the episode in progress) and, for off-policy
-algorithms, the replay buffer. Each algorithm writes one at the end of every epoch,
-after the epoch's row of ``progress.txt``::
+Where ``model.pt`` holds only the policy, a checkpoint holds everything the next
+epoch depends on: networks, optimizer states, counters, the random generators,
+the environments (down to the episode in progress), the replay buffer and the
+text of ``progress.txt``. Each algorithm writes one per epoch, after its row::
 
     pyt_save/checkpoint.pt            MPI rank 0 (or the only process)
     pyt_save/checkpoint_rank{r}.pt    MPI rank r > 0 (its own RNG and env states)
 
-A checkpoint is a dict of tensors and plain values (numbers, strings, lists,
-dicts) written with ``torch.save``; it loads with ``torch.load(path,
-weights_only=True)``, so reading one never runs code from the file. Files are
-replaced atomically: a run killed while saving leaves the previous checkpoint.
-
-Resuming (``logger_kwargs=dict(output_dir=D, resume=True)``, or ``python -m
-spinup.run ALGO --resume D``) loads the checkpoint, puts back ``progress.txt`` as it
-was when the checkpoint was written, and continues with the next epoch. See
-``docs/user/saving_and_loading.rst``.
+Tensors and plain values only (``torch.load(path, weights_only=True)`` reads it),
+replaced atomically. Resuming: ``docs/user/saving_and_loading.rst``.
 """
 import os
 import os.path as osp

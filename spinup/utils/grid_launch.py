@@ -1,19 +1,13 @@
-"""The launcher: experiment processes started, watched and stopped, one at a time
-or a grid's variants side by side (see ``docs/user/parallel.rst``).
+"""The launcher: experiment processes started, watched and stopped (see
+``docs/user/parallel.rst``). The path of a command: ``spinup.run`` ->
+:class:`~spinup.utils.run_utils.ExperimentGrid` (and :func:`~spinup.utils.run_utils.plan_runs`)
+-> :func:`run_one` or :func:`run_grid` -> ``run_entrypoint.py`` -> the algorithm.
 
-A command goes ``spinup.run`` -> :class:`~spinup.utils.run_utils.ExperimentGrid`
-(variants, directories, and with ``resume`` what each does:
-:func:`~spinup.utils.run_utils.plan_runs`) -> this module (:func:`run_one` for
-:func:`~spinup.utils.run_utils.call_experiment`; :func:`run_grid` for ``jobs``,
-``resume`` or a ``launcher``) -> ``run_entrypoint.py`` (the experiment) -> the algorithm.
-
-:func:`run_grid` keeps up to ``jobs`` variants running on this machine (``'auto'``:
-``cores // num_cpu``, each with an equal share of torch's threads), or sends each to a
-Ray cluster as a task reserving ``num_cpu`` CPUs of one node, never retried (a retry
-would start the run again over itself: the variant is reported failed, keeping its last
-checkpoint). A variant's output goes to ``output.log`` in its run directory; the
-terminal gets a line per epoch and per variant that ends, and a summary. A failed
-variant does not stop the others; :class:`GridError` comes at the end.
+:func:`run_grid` runs up to ``jobs`` variants on this machine, or each as a Ray task
+of ``num_cpu`` CPUs, never retried (a retry would restart the run over itself: the
+variant is reported failed, keeping its last checkpoint). A variant writes to its
+``output.log``; the terminal gets a line per epoch and per ending variant, then a
+summary. A failed variant does not stop the others; :class:`GridError` comes last.
 
 **Signals** (handled here, and nowhere else in the launching process). Every
 experiment process leads a process group of its own, which also holds its
@@ -30,6 +24,7 @@ between waits, it is not lost. A launcher killed outright takes its experiments
 with it (:func:`~spinup.utils.mpi_tools.die_with_parent`).
 """
 import base64
+import collections
 import contextlib
 import json
 import os
@@ -158,13 +153,10 @@ def check_before_launch(logger_kwargs_list, num_cpu=1, oversubscribe=False):
         num_cpu, oversubscribe: as :func:`~spinup.utils.run_utils.call_experiment`.
 
     Raises:
-        FileExistsError: a run directory holds a run already and neither its
-            ``overwrite`` nor its ``resume`` is set, or another process is writing
-            to it (:class:`~spinup.utils.logx.RunInProgressError`).
-        LaunchError: ``num_cpu`` above the cores (see
-            :func:`~spinup.utils.mpi_tools.check_num_cpu`); an output directory
-            cannot be created (:func:`check_can_create`); two runs would share
-            a directory.
+        FileExistsError: a directory holds a run and neither ``overwrite`` nor
+            ``resume`` is set, or another process writes to it.
+        LaunchError: ``num_cpu`` above the cores; a directory cannot be created;
+            two runs would share a directory.
     """
     from spinup.utils.mpi_tools import check_num_cpu
     try:
@@ -372,12 +364,9 @@ STOP_NAME = ".spinup-stop"
 
 
 def ray_task(encoded, log_path, threads):
-    """What a Ray task runs: the variant's process on the task's node.
-
-    The launcher asks the task to stop by creating ``STOP_NAME`` in the run
-    directory, which every node sees; the task then sends SIGINT to the variant's
-    processes, which stop keeping the last checkpoint. A ``KeyboardInterrupt``
-    raised in the task (``ray.cancel``) does the same.
+    """What a Ray task runs: the variant's process on the task's node. ``STOP_NAME``
+    appearing in the run directory (the launcher's Ctrl-C) or a ``KeyboardInterrupt``
+    (``ray.cancel``) stops it with SIGINT, keeping its last checkpoint.
 
     Returns:
         int: the variant's exit code.
@@ -542,19 +531,15 @@ def _report_epochs(run, width):
 
 
 def _return_of(row):
-    if not row:
-        return "-"
     for key in ("AverageTestEpRet", "AverageEpRet"):
-        if isinstance(row.get(key), float):
+        if isinstance((row or {}).get(key), float):
             return "%.4g" % row[key]
     return "-"
 
 
 def _summary(runs, seconds):
     rule = "=" * DIV_LINE_WIDTH
-    counts = {}
-    for run in runs:
-        counts[run.outcome] = counts.get(run.outcome, 0) + 1
+    counts = collections.Counter(run.outcome for run in runs)
     print("\n" + rule)
     print(colorize(f"Grid summary ({len(runs)} variants, {seconds / 60:.1f} min): "
                    + ", ".join(f"{n} {what}" for what, n in counts.items()), "white",

@@ -1,18 +1,10 @@
 """The loggers every algorithm writes its outputs through (spec: "Logger").
 
-A run's output directory receives:
-
-* ``progress.txt``: tab-separated, one header row and then one row per
-  :meth:`Logger.dump_tabular` (one per epoch), flushed every time so a running
-  experiment can be plotted;
-* ``config.json``: the arguments of the run, from :meth:`Logger.save_config`;
-* ``vars.json`` and ``pyt_save/model.pt``: the environment's description and the
-  trained actor-critic, from :meth:`Logger.save_state`. The ``model.pt`` format
-  belongs to :mod:`spinup.utils.serialization_utils`.
-
-:class:`EpochLogger` adds :meth:`~EpochLogger.store`: values collected during an
-epoch are summarised (mean, std, min, max) over the epoch and over all MPI ranks.
-Under MPI only rank 0 prints and writes; every rank computes the statistics.
+A run's directory receives ``progress.txt`` (tab-separated, a row per
+:meth:`Logger.dump_tabular`, flushed each time), ``config.json``
+(:meth:`Logger.save_config`), ``vars.json`` and ``pyt_save/model.pt``
+(:meth:`Logger.save_state`). :class:`EpochLogger` adds per-epoch statistics over
+all MPI ranks (:meth:`~EpochLogger.store`). Under MPI only rank 0 prints and writes.
 """
 import atexit
 import json
@@ -102,10 +94,7 @@ def progress_line(row, epochs=None, seconds_per_epoch=None, steps_per_second=Non
     """One line summarising an epoch's row, as printed when the logger is not verbose.
 
     For example ``epoch 12/50  steps 48000  return 195.3 (test 200.0)  1450 steps/s
-    ETA 02:41``. The return is ``AverageEpRet`` (and ``AverageTestEpRet`` in
-    brackets when the algorithm runs test episodes); a part whose column or
-    figure is missing is left out, and a return of ``nan`` (no episode ended
-    in the epoch) shows as ``-``.
+    ETA 02:41``; a part whose figure is missing is left out, a ``nan`` return is ``-``.
 
     Args:
         row (dict): column -> value of the epoch (``Epoch`` counts from 0).
@@ -260,13 +249,10 @@ def _flock_or_refuse(output_dir, mode):
 def lock_run_dir(output_dir):
     """Claim ``output_dir`` for this process.
 
-    The claim is an exclusive ``flock`` on ``output_dir/.spinup.lock``, which also
-    holds the owner's pid. It lasts while the returned object is referenced (a
-    :class:`Logger` keeps it for its lifetime). The operating system drops the
-    lock when the process ends, however it ends (``kill -9`` included), so a
-    crashed run never blocks its resumption. Another logger of the same process
-    shares the claim. Where ``flock`` is unavailable (Windows, some network
-    file systems) nothing is locked and ``None`` is returned.
+    The claim is an exclusive ``flock`` on ``output_dir/.spinup.lock`` (which holds
+    the owner's pid), shared by the loggers of this process, held while the returned
+    object is referenced, and dropped by the OS when the process ends however it ends.
+    Where ``flock`` is unavailable nothing is locked and ``None`` is returned.
 
     Args:
         output_dir (str): an existing run directory.
@@ -328,23 +314,15 @@ class Logger:
             output_fname (str): name of the tab-separated table inside it.
             exp_name (str): name shared by the runs of one configuration (e.g.
                 its seeds); the plotter averages the runs that share it.
-            overwrite (bool): allow ``output_dir`` to hold an earlier run's table
-                already: every file of that run is then deleted first.
-                False protects finished runs from being lost by a repeated command;
-                a run that stopped before its first epoch (see :func:`holds_run`)
-                is not protected: its directory is reused.
-            tensorboard (bool): also write every column of every row to
-                TensorBoard event files in ``output_dir/tb/``, with
-                ``TotalEnvInteracts`` as the step (the epoch if a row has none).
-                Needs the ``tensorboard`` package (``pip install "spinup[tensorboard]"``).
-            verbose (bool): print each epoch's row as the full table. False prints
-                one progress line per epoch (:func:`progress_line`) and the
-                configuration's file name rather than its contents.
-            resume (bool): continue the run in ``output_dir`` (see
-                :mod:`spinup.utils.checkpoint`): the table is opened for appending
-                with its header kept, and :meth:`save_config` leaves
-                ``config.json`` as it is. The algorithm then calls
-                :meth:`keep_rows` with the checkpoint's epoch.
+            overwrite (bool): replace an earlier run in ``output_dir`` (its files
+                are deleted first). A run that stopped before its first epoch
+                (:func:`holds_run`) is replaced without it.
+            tensorboard (bool): also write every row to TensorBoard event files in
+                ``output_dir/tb/`` at step ``TotalEnvInteracts`` (needs ``tensorboard``).
+            verbose (bool): print each row as the full table and the whole
+                configuration; False prints one :func:`progress_line` per epoch.
+            resume (bool): continue the run in ``output_dir``: the table is opened
+                for appending (then :meth:`keep_rows`), ``config.json`` is kept.
 
         Raises:
             FileNotFoundError: ``resume`` is set and there is no table to continue.
@@ -568,11 +546,9 @@ class Logger:
     def save_epoch_state(self, state_dict, epoch, save_freq):
         """Save the model at the end of an epoch (rank 0 only).
 
-        ``vars.json`` and ``pyt_save/model.pt`` are replaced by :meth:`save_state`
-        after every epoch, so a crash or Ctrl-C loses at most the epoch in
-        progress. When ``epoch`` is a multiple of ``save_freq`` the two files are
-        also copied (not serialised a second time) to ``vars{epoch}.json`` and
-        ``pyt_save/model{epoch}.pt``, snapshots that later epochs leave alone.
+        ``vars.json`` and ``pyt_save/model.pt`` are replaced (:meth:`save_state`) every
+        epoch; when ``epoch`` is a multiple of ``save_freq`` they are also copied to
+        ``vars{epoch}.json`` and ``pyt_save/model{epoch}.pt``, kept for good.
 
         Args:
             state_dict (dict): as for :meth:`save_state`, usually ``{'env': env}``.
@@ -611,12 +587,9 @@ class Logger:
         save_model(osp.join(save_dir, f"model{suffix}.pt"), module, self._saved_kwargs, *spaces)
 
     def dump_tabular(self):
-        """End the epoch: print its row, append it to the file, start a new row.
-
-        The row is printed as a table when the logger is verbose (or the row has
-        none of the columns of :func:`progress_line`), else as one progress line. The first call also writes the header row. A column with
-        no value this epoch is left empty. With ``tensorboard=True`` the row's
-        numbers also go to the event files, flushed at once.
+        """End the epoch: print its row (a table when verbose, else a :func:`progress_line`),
+        append it to the file (after the header, the first time; a column without a value
+        is left empty) and to the TensorBoard files if any, and start a new row.
         """
         if not self.log_current_row:
             self.warn_once("empty row", "Warning: dump_tabular() with nothing logged since the "
@@ -637,7 +610,6 @@ class Logger:
                 self._write_tensorboard(self.log_current_row)
         self.log_current_row.clear()
         self.first_row = False
-
 
     def _progress(self, row):
         """The progress line of ``row``.
@@ -733,12 +705,10 @@ class EpochLogger(Logger):
         """Log a column, or the statistics of the values stored under ``key``.
 
         With ``val`` given, this is :meth:`Logger.log_tabular`. Otherwise the
-        values stored this epoch (on every rank) are summarised into the columns
-        ``Average<key>`` and ``Std<key>``, then ``Max<key>`` and ``Min<key>`` if
-        ``with_min_and_max``; with ``average_only`` only the mean is logged, as
-        column ``<key>``. If nothing was stored on any rank, the statistics are
-        ``nan``. Every rank must make the same calls in the same order, because
-        the statistics are reduced over ranks.
+        values stored this epoch on every rank give ``Average<key>`` and ``Std<key>``
+        (``nan`` if none), then ``Max<key>`` and ``Min<key>`` if ``with_min_and_max``;
+        with ``average_only``, just the mean as ``<key>``. Every rank must make the
+        same calls in the same order (the statistics are reduced over ranks).
 
         Args:
             key (str): the column, or the name given to :meth:`store`.

@@ -95,11 +95,8 @@ def available_cores():
 
 
 def check_num_cpu(n, oversubscribe=False):
-    """Refuse to start more MPI processes than there are cores, unless asked to.
-
-    Every rank runs a full copy of the experiment (environment, networks,
-    buffers), so ``n`` far above the core count mostly costs memory and time.
-    ``'auto'`` and runs already started by an MPI launcher are not checked.
+    """Refuse to start more MPI processes than there are cores, unless asked to
+    (``'auto'`` and runs already under an MPI launcher are not checked).
 
     Args:
         n (int or str): the requested number of processes, or ``'auto'``.
@@ -129,13 +126,8 @@ def _is_open_mpi(mpiexec):
 
 def die_with_parent():
     """A ``preexec_fn`` for ``subprocess``: the new process gets SIGTERM when the
-    process that started it dies, however it dies.
-
-    A launcher forwards the signals it can catch, but not ``kill -9``; without this
-    an experiment (or an ``mpiexec`` and its ranks) would train on as an orphan and
-    write to a directory that the user believes free. Linux only
-    (``prctl(PR_SET_PDEATHSIG, SIGTERM)``); elsewhere it returns ``None``, which
-    ``subprocess`` takes as no ``preexec_fn``.
+    process that started it dies, even by ``kill -9``, so no orphan trains on.
+    Linux only (``prctl(PR_SET_PDEATHSIG)``); elsewhere ``None`` (no ``preexec_fn``).
     """
     if not sys.platform.startswith("linux"):
         return None
@@ -154,11 +146,9 @@ def die_with_parent():
 def mpi_fork(n, bind_to_core=False, *, oversubscribe=False):
     """Turn the current program into an ``n``-process MPI job.
 
-    Runs ``mpiexec -n n <python> <the same arguments>`` with ``IN_MPI=1`` and one
-    OpenMP/MKL thread per process, waits for it, and exits with its exit code;
-    the code after ``mpi_fork`` then runs in each of the ``n`` processes. Does
-    nothing when ``n <= 1`` or when the process already runs under a launcher
-    (for example an ``mpiexec`` spanning several hosts that you started yourself).
+    Runs ``mpiexec -n n <python> <the same arguments>`` (``IN_MPI=1``, one OpenMP
+    thread each) and exits with its exit code; the code after ``mpi_fork`` runs in
+    each process. Does nothing when ``n <= 1`` or already under an MPI launcher.
 
     Args:
         n (int or str): number of processes, or ``'auto'`` for one per physical core.
@@ -245,9 +235,8 @@ def mpi_avg(x):
 def mpi_statistics_scalar(x, with_min_and_max=False):
     """Mean and standard deviation (and min, max) of samples spread over all ranks.
 
-    Every rank calls this with its own samples; all get the statistics of the
-    union, as if one process had seen every sample. The standard deviation is
-    the population one (divided by the number of samples).
+    Every rank gets the statistics of the union of all ranks' samples; the
+    standard deviation is the population one (divided by the number of samples).
 
     Args:
         x: this rank's samples (any shape, flattened). It may be empty on some

@@ -93,9 +93,8 @@ def _read_exp_name(run_dir):
 def _read_progress(run_dir):
     """A run's ``progress.txt`` as a DataFrame, or ``None`` with one line saying why not.
 
-    A file that is empty, truncated in its header, not text, or not a table is
-    skipped (naming it), so that one damaged run does not stop the others from
-    being plotted. The file's path is kept in ``table.attrs["path"]``.
+    A damaged file is skipped (naming it) so the other runs are still plotted. The
+    file's path is kept in ``table.attrs["path"]``.
     """
     path = osp.join(run_dir, "progress.txt")
     try:
@@ -247,23 +246,11 @@ def get_all_datasets(all_logdirs, legend=None, select=None, exclude=None):
 
 
 def _can_show():
-    """True when the current matplotlib backend can display figures.
-
-    Interactive backends (a window toolkit, or the inline backend of a Jupyter
-    kernel, whose name is ``module://...`` or ``inline``) can; the file-only ones
-    (``agg``, ``pdf``, ``svg`` ...) cannot. Asking resolves matplotlib's automatic
-    backend choice (Agg when no window can be opened) without changing it.
-    """
+    """True unless the current matplotlib backend is a file-only one (``agg``, ``pdf`` ...)."""
     import matplotlib
     from matplotlib.backends import BackendFilter, backend_registry
     file_only = backend_registry.list_builtin(BackendFilter.NON_INTERACTIVE)
     return matplotlib.get_backend().lower() not in file_only
-
-
-def _few_points(data, xaxis, condition):
-    """True when some curve has fewer than two distinct x values (a line would be invisible)."""
-    table = pd.concat(data, ignore_index=True)
-    return bool((table.groupby(condition)[xaxis].nunique() < 2).any())
 
 
 def _check_format(savefig):
@@ -276,31 +263,13 @@ def _check_format(savefig):
                          + ", ".join("." + f for f in sorted(formats)))
 
 
-def _make_parent(savefig):
-    """Create the directory of ``savefig`` if it does not exist yet.
-
-    Raises:
-        ValueError: it cannot be created (a file is in the way, no permission).
-    """
-    parent = osp.dirname(savefig)
-    if parent:
-        try:
-            os.makedirs(parent, exist_ok=True)
-        except OSError as e:
-            raise ValueError(f"--savefig {savefig}: cannot create directory {parent} "
-                             f"({e.strerror or e})") from None
-
-
 def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
                font_scale=1.5, smooth=1, select=None, exclude=None, estimator="mean",
                savefig=None):
     """Load runs and draw one figure per column in ``values``; show or save them.
 
-    The matplotlib backend and settings (``rcParams``) of the session are never
-    changed: in a Jupyter kernel the figures appear inline (and later cells keep
-    plotting inline), with a window toolkit they open in windows, and with a
-    file-only backend such as Agg (a script on a machine with no display) a note
-    says to save them instead.
+    The session's matplotlib backend and ``rcParams`` are never changed; with a
+    file-only backend (no display) a note says to save the figures instead.
 
     Args:
         all_logdirs, legend, select, exclude: as :func:`get_all_datasets`.
@@ -311,10 +280,8 @@ def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
         font_scale (float): kept for the spec's signature; the theme sets the fonts.
         smooth (int): smoothing window, as :func:`plot_data`.
         estimator (str): ``'mean'``, ``'max'`` or ``'min'``, as :func:`plot_data`.
-        savefig (str): save to this file instead of calling ``plt.show()`` (a
-            notebook's inline backend still displays the figures); its directory
-            is created if needed. With several values, ``out.png`` becomes
-            ``out_<value>.png`` per figure.
+        savefig (str): save to this file (its directory created if needed) instead
+            of ``plt.show()``; with several values, ``out_<value>.png`` per figure.
 
     Returns:
         list of matplotlib.figure.Figure: one per value, to restyle or save
@@ -361,8 +328,13 @@ def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
             raise ValueError(f"nothing to plot for {value}: no run has a number in both its "
                              f"{xaxis} and {value} columns (see the 'Skipping' lines above)")
         tables.append((value, usable))
-    if savefig:
-        _make_parent(savefig)  # only now that there is something to save
+    parent = osp.dirname(savefig or "")
+    if parent:   # created only now that there is something to save
+        try:
+            os.makedirs(parent, exist_ok=True)
+        except OSError as e:
+            raise ValueError(f"--savefig {savefig}: cannot create directory {parent} "
+                             f"({e.strerror or e})") from None
     figures = []
     for value, usable in tables:
         # The figure is made before the theme is applied, so that a backend that is
@@ -371,8 +343,9 @@ def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
         with _style():  # the axes take the theme when they are made
             ax = plot_data(usable, xaxis=xaxis, value=value, condition=condition,
                            smooth=smooth, estimator=estimator, ax=fig.gca())
-        if _few_points(usable, xaxis, condition):
-            for line in ax.get_lines():  # a single epoch is a point: draw it as one
+        table = pd.concat(usable, ignore_index=True)
+        if (table.groupby(condition)[xaxis].nunique() < 2).any():  # a curve of one x value
+            for line in ax.get_lines():  # is invisible as a line: draw it as points
                 line.set_marker("o")
         figures.append(fig)
         if savefig:

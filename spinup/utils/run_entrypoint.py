@@ -4,29 +4,14 @@ Internal; the one argument is the call to run, as made by ``call_experiment``::
 
     python run_entrypoint.py <base64 of zlib of cloudpickle of a zero-argument function>
 
-How the process ends:
+Exit codes: 0 when the call returns; 2 with the message on one line for a
+``ValueError``, ``TypeError`` or ``FileExistsError`` (``SPINUP_DEBUG=1`` shows the
+traceback); 130 without a traceback for Ctrl-C, which stays blocked (by the
+launcher) until :func:`main` has loaded the call and its modules; 1 with Python's
+traceback for anything else. Under MPI, exits 2 and 130 abort every rank.
 
-* the call returns: exit code 0;
-* it raises ``ValueError`` or ``TypeError`` (how algorithms reject bad arguments
-  or an unsupported environment), or ``FileExistsError`` (the logger refusing to
-  overwrite a finished run): the message on one line, exit code 2
-  (``SPINUP_DEBUG=1`` shows the traceback instead);
-* Ctrl-C, even while the modules are still being imported: exit code 130 and no
-  traceback (the launching process says what was interrupted). Launchers start this
-  file with SIGINT blocked (``call_experiment`` blocks it before the fork, the grid
-  launcher in its ``preexec_fn``) and :func:`main` unblocks it inside its ``try``, once
-  the call and the modules it needs are loaded: a Ctrl-C that comes while the process
-  is forked, the interpreter starts up or torch is imported waits until then, instead
-  of surfacing as a traceback (or an abort) from code that is not ours;
-* any other exception: Python's traceback and exit code 1.
-
-Under MPI the exits of the first two kinds abort every rank, so that no rank waits
-forever for the one that stopped.
-
-Modules are looked up as in the launching process: its ``sys.path`` (passed in the
-environment variable ``SPINUP_PARENT_SYS_PATH`` as JSON) comes first, in place of
-this file's own directory, so that e.g. an env module in the directory the command
-was started from imports here too.
+The launching process's ``sys.path`` (``SPINUP_PARENT_SYS_PATH``, JSON) comes
+first, in place of this file's directory, so modules import as they did there.
 """
 import atexit
 import base64

@@ -1,21 +1,13 @@
-"""Launching experiments: where outputs go, one run in a fresh process, and grids of
-runs (spec: "Run Utils" and "Running Experiments").
-
-* :func:`setup_logger_kwargs` names a run's output directory;
-* :func:`call_experiment` runs one function call in a new Python process (and,
-  with ``num_cpu > 1``, an MPI job), through the launcher
-  (:mod:`spinup.utils.grid_launch`, which also handles the signals);
-* :class:`ExperimentGrid` takes the Cartesian product of hyperparameter values,
-  names each combination and runs them one after another (or, with
-  :func:`plan_runs` and the launcher, several at once or resumed as a whole).
-
-See ``docs/utils/run_utils.rst``.
+"""Launching experiments (spec: "Run Utils", "Running Experiments"): output directories
+(:func:`setup_logger_kwargs`), one run in a fresh process (:func:`call_experiment`) and
+grids of runs (:class:`ExperimentGrid`, :func:`plan_runs`); the processes themselves are
+:mod:`spinup.utils.grid_launch`'s. See ``docs/utils/run_utils.rst``.
 """
 import collections
 import inspect
 import itertools
 import json
-import os
+import math
 import os.path as osp
 import re
 import string
@@ -70,10 +62,8 @@ def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False, ove
         verbose (bool): print the full table every epoch, not a progress line.
 
     Raises:
-        LaunchError: (a ``ValueError``) ``exp_name`` is empty, ``.``/``..``, holds
-            a ``/`` (a run never lands outside ``data_dir``) or makes a directory
-            name too long for the file system; ``data_dir`` is ``''``. A ``~`` in
-            ``data_dir`` is expanded.
+        LaunchError: (a ``ValueError``) ``exp_name`` is empty, ``.``/``..``, holds a
+            ``/`` or makes a name too long for the file system; ``data_dir`` is ``''``.
 
     Returns:
         dict: ``{'output_dir': ..., 'exp_name': exp_name}`` (plus
@@ -84,16 +74,12 @@ def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False, ove
     try:
         data_dir = check_data_dir(data_dir, DEFAULT_DATA_DIR)
         check_run_name(exp_name)
-    except ValueError as e:
-        raise LaunchError(str(e)) from None
-    stamped = datestamp or FORCE_DATESTAMP
-    now = time.localtime()
-    parent = (time.strftime("%y%m%d_", now) if stamped else "") + exp_name
-    path = [data_dir, parent]
-    if seed is not None:
-        run = f"{exp_name}_s{seed}"
-        path.append(time.strftime("%y%m%d_%H%M%S-", now) + run if stamped else run)
-    try:
+        stamped = datestamp or FORCE_DATESTAMP
+        now = time.localtime()
+        path = [data_dir, (time.strftime("%y%m%d_", now) if stamped else "") + exp_name]
+        if seed is not None:
+            run = f"{exp_name}_s{seed}"
+            path.append(time.strftime("%y%m%d_%H%M%S-", now) + run if stamped else run)
         check_name_lengths(exp_name, data_dir, path[1:])
     except ValueError as e:
         raise LaunchError(str(e)) from None
@@ -123,13 +109,10 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
                     **kwargs):
     """Run ``thunk(seed=seed, logger_kwargs=..., **kwargs)`` in a fresh Python process.
 
-    The call is serialized with cloudpickle and run by ``run_entrypoint.py`` in
-    a subprocess (:func:`~spinup.utils.grid_launch.run_one`), so experiments run
-    one after another share no state (threads, random generators, MPI). With
-    ``num_cpu > 1`` that subprocess first becomes an MPI job
-    (:func:`~spinup.utils.mpi_tools.mpi_fork`). Unless ``kwargs`` holds
-    ``logger_kwargs``, the output directory comes from :func:`setup_logger_kwargs`;
-    an ``env_name`` keyword is replaced by ``env_fn`` (``gymnasium.make(env_name)``).
+    The subprocess (:func:`~spinup.utils.grid_launch.run_one`) shares no state with
+    earlier runs, and with ``num_cpu > 1`` becomes an MPI job. Unless ``kwargs`` holds
+    ``logger_kwargs``, the directory comes from :func:`setup_logger_kwargs`; an
+    ``env_name`` keyword becomes ``env_fn`` (``gymnasium.make(env_name)``).
 
     Args:
         exp_name (str): the experiment's name.
@@ -290,19 +273,12 @@ class ExperimentGrid:
             label = colorize(p.key.ljust(40), color="cyan", bold=True)
             print("", label, "" if p.shorthand is None else f"[{p.shorthand}]", "\n")
             print("\n".join("\t" + str(convert_json(v)) for v in p.vals) + "\n")
-        runs = 1
-        for p in self.params:
-            runs *= len(p.vals)
+        runs = math.prod(len(p.vals) for p in self.params)
         seeds = next((len(p.vals) for p in self.params if p.key == "seed"), 1)
         print(" Variants, counting seeds: ".ljust(40), runs)
         print(" Variants, not counting seeds: ".ljust(40), runs // seeds)
         print()
         print(rule)
-
-    def _default_shorthand(self, key):
-        """The first three letters and digits of each ``:``-part of ``key``, joined by ``-``."""
-        return "-".join("".join(c for c in part[:3] if c.isascii() and c.isalnum())
-                        for part in key.split(":"))
 
     def add(self, key, vals, shorthand=None, in_name=False):
         """Add a parameter and the values it takes in the grid.
@@ -330,8 +306,9 @@ class ExperimentGrid:
         vals = vals if isinstance(vals, list) else [vals]
         if not vals:
             raise ValueError(f"Parameter {key!r} needs at least one value.")
-        if shorthand is None and DEFAULT_SHORTHAND:
-            shorthand = self._default_shorthand(key)
+        if shorthand is None and DEFAULT_SHORTHAND:   # the first 3 letters of each part
+            shorthand = "-".join("".join(c for c in part[:3] if c.isascii() and c.isalnum())
+                                 for part in key.split(":"))
         self.params.append(_GridParam(key, vals, shorthand, in_name))
 
     def variant_name(self, variant):
@@ -359,10 +336,6 @@ class ExperimentGrid:
                 pieces.append(label + valid_str(value))
         return "_".join(pieces).lstrip("_")
 
-    def _variants(self, keys, vals_list):
-        """Every combination of values as a flat dict, the first key varying slowest."""
-        return [dict(zip(keys, combo)) for combo in itertools.product(*vals_list)]
-
     def variants(self):
         """List every combination of the grid's values as a dict of keyword arguments.
 
@@ -375,7 +348,7 @@ class ExperimentGrid:
         Raises:
             ValueError: a parameter is given both whole and nested.
         """
-        return [_nest(flat) for flat in self._variants(self.keys, self.vals)]
+        return [_nest(dict(zip(self.keys, combo))) for combo in itertools.product(*self.vals)]
 
     def _countdown(self):
         """Give the user ``WAIT_BEFORE_LAUNCH`` seconds to read the grid and press Ctrl-C."""
@@ -391,14 +364,9 @@ class ExperimentGrid:
     def run(self, thunk, num_cpu=1, data_dir=None, datestamp=False, overwrite=False,
             oversubscribe=False, tensorboard=False, verbose=False, jobs=None, resume=False,
             launcher=None, ray_address=None):
-        """Run every variant with :func:`call_experiment`, one after another (or,
-        with ``jobs``, ``resume`` or ``launcher``, with
-        :func:`spinup.utils.grid_launch.run_grid`: several at once, each with its
-        output in ``output.log`` of its run directory).
-
-        Before the first one starts, the output directories of all variants are
-        worked out and checked (see :func:`check_before_launch`), so a grid that
-        would overwrite a finished run stops before anything runs.
+        """Run every variant with :func:`call_experiment`, one after another (with
+        ``jobs``, ``resume`` or ``launcher``: :func:`~spinup.utils.grid_launch.run_grid`).
+        Every variant's directory is checked (:func:`check_before_launch`) before any runs.
 
         Args:
             thunk (callable or str): the function to run, or the name of a grid
@@ -407,16 +375,12 @@ class ExperimentGrid:
                 :func:`call_experiment`.
             tensorboard, verbose: passed to :func:`call_experiment`. A grid of
                 one variant is listed in full only when ``verbose``.
-            jobs (int or str): run up to this many variants at once on this
-                machine; ``'auto'`` is ``cores // num_cpu``. ``None``: one after
-                another, with their output on the terminal.
-            resume (bool): skip the variants whose runs finished, resume those
-                with a checkpoint, start the others.
-            launcher (str): ``'ray'`` sends each variant to a Ray cluster as a task
-                reserving ``num_cpu`` CPUs (``pip install -e ".[ray]"``);
-                ``'local'`` (the default) runs them on this machine.
-            ray_address (str): the Ray cluster's address; ``None`` starts a Ray
-                instance on this machine for the grid.
+            jobs (int or str): variants at once on this machine (``'auto'``:
+                ``cores // num_cpu``); ``None``: one after another, on the terminal.
+            resume (bool): skip finished runs, resume checkpointed ones, start the rest.
+            launcher (str): ``'ray'`` (each variant a task of ``num_cpu`` CPUs on a
+                Ray cluster) or ``'local'`` (the default).
+            ray_address (str): the Ray cluster; ``None`` starts one on this machine.
 
         Returns:
             list of str: the output directory of each variant.

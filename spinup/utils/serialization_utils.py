@@ -1,37 +1,16 @@
 """Everything spinup writes to disk about a run, and how it is read back.
 
-Two formats live here:
+* ``config.json`` text: :func:`convert_json` makes any configuration JSON-able,
+  for the record only (it is never read back).
+* ``pyt_save/model.pt``: the trained actor-critic, written by :func:`save_model`
+  and read by :func:`read_model` and :func:`build_model`; a dict of tensors and
+  plain values (its keys: "Experiment Outputs" in ``docs/user/saving_and_loading.rst``),
+  so it loads with ``torch.load(path, weights_only=True)``. The classes it names
+  pass :func:`resolve_saved_class` (trusted modules, ``torch.nn.Module``
+  subclasses only) before anything is imported: a file naming ``os.system`` is
+  an error, not a command.
 
-* ``config.json`` text: :func:`convert_json` turns any configuration into
-  something :mod:`json` accepts, for the record only (it is never read back).
-* ``pyt_save/model.pt``: the trained actor-critic, written by
-  :meth:`spinup.utils.logx.Logger.save_state` through :func:`save_model` and
-  read by :mod:`spinup.utils.test_policy` through :func:`read_model` and
-  :func:`build_model`.
-
-A ``model.pt`` is a dict holding only tensors and plain Python values, so it
-loads with ``torch.load(path, weights_only=True)`` and loading it never runs
-code from the file. Its keys (format version 1, see "Experiment Outputs" in
-``docs/user/saving_and_loading.rst``):
-
-=====================  ===========================================================
-``format_version``     :data:`MODEL_FORMAT_VERSION`, checked by :func:`read_model`
-``ac_class``           dotted path of the actor-critic class
-``ac_kwargs``          its constructor kwargs, encoded by :func:`kwargs_to_plain`
-``observation_space``  :func:`space_to_dict` of the observation space (or ``None``)
-``action_space``       :func:`space_to_dict` of the action space (or ``None``)
-``state_dict``         the module's ``state_dict()`` (detached copies)
-=====================  ===========================================================
-
-Reading a file never calls anything the file names unless it is safe to: the
-classes in ``ac_class`` and in ``ac_kwargs`` are looked up by
-:func:`resolve_saved_class`, which refuses (before importing anything) names
-outside ``spinup`` and the modules the caller allows, and then refuses any
-object that is not a ``torch.nn.Module`` subclass. A downloaded ``model.pt``
-naming ``os.system`` is an error, not a command.
-
-torch and gymnasium are imported inside the functions that need them, so that
-the command line can import this module cheaply.
+torch and gymnasium are imported inside the functions that need them.
 """
 import importlib
 import inspect

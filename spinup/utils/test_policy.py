@@ -210,12 +210,9 @@ def watch_policy(fpath, itr="last", deterministic=True, max_ep_len=None, seed=0,
                  frame_step=1, fps=30, width=4.0, allowed_modules=(), as_html=True):
     """Play one episode of a run's trained policy and return it as an inline animation.
 
-    Meant for a Jupyter notebook, where no window can open (JupyterLab on a
-    server, Colab): the environment is made with ``render_mode='rgb_array'``
-    (drawn off-screen, no display server needed) and the frames become a
-    matplotlib animation, embedded as JavaScript and PNG frames
-    (``Animation.to_jshtml``), so neither ffmpeg nor a video player is needed.
-    Nothing is written to disk. In a notebook cell::
+    For a notebook, where no window can open: the env draws off-screen
+    (``render_mode='rgb_array'``) and the frames become a matplotlib animation
+    embedded as JavaScript (no ffmpeg, nothing written to disk). In a cell::
 
         from spinup.utils.test_policy import watch_policy
         watch_policy("data/cp/cp_s0")
@@ -223,24 +220,18 @@ def watch_policy(fpath, itr="last", deterministic=True, max_ep_len=None, seed=0,
     Args:
         fpath (str): the run's output directory.
         itr: ``'last'`` or the number of a snapshot, as in :func:`load_pytorch_policy`.
-        deterministic (bool): act with the policy's most likely action (default)
-            instead of sampling.
-        max_ep_len (int): stop after this many steps; ``None`` leaves only the
-            environment's own time limit.
+        deterministic (bool): act with the most likely action (default), not a sample.
+        max_ep_len (int): stop after this many steps; ``None``: the env's own limit.
         seed (int): seed of the episode's ``env.reset``.
-        frame_step (int): keep every ``frame_step``-th frame (2 halves the size of
-            the embedded animation; the episode itself is played in full).
+        frame_step (int): keep every ``frame_step``-th frame (the episode is played in full).
         fps (int): frames per second of the animation.
-        width (float): width of the animation in inches (the height follows the
-            frames' aspect ratio).
+        width (float): width of the animation in inches (height: the frames' aspect).
         allowed_modules (sequence of str): see :func:`load_pytorch_policy`.
-        as_html (bool): return an ``IPython.display.HTML`` object (shown by a
-            notebook when it is the cell's last expression); ``False`` returns the
+        as_html (bool): return an ``IPython.display.HTML``; ``False`` returns the
             ``matplotlib.animation.FuncAnimation`` (e.g. for ``.save('ep.gif')``).
 
     Returns:
-        ``IPython.display.HTML`` or ``matplotlib.animation.FuncAnimation``. It
-        also carries the episode's return and length as ``ep_ret`` and ``ep_len``.
+        The HTML or the animation, with the episode's ``ep_ret`` and ``ep_len``.
 
     Raises:
         FileNotFoundError, ValueError, ImportError: as :func:`load_pytorch_policy`;
@@ -318,10 +309,8 @@ _PLAYER_ICONS = {"fa-minus": "\u2212", "fa-fast-backward": "\u23ee", "fa-step-ba
 
 
 def offline_player(html):
-    """Make ``Animation.to_jshtml`` output load nothing from the network.
-
-    Drops the ``<link>`` to the Font Awesome stylesheet on a CDN and writes each button's
-    icon as a plain unicode character instead.
+    """Make ``Animation.to_jshtml`` output load nothing from the network: no Font Awesome
+    ``<link>`` to a CDN, each button's icon written as a unicode character.
 
     Args:
         html (str): what ``matplotlib.animation.Animation.to_jshtml`` returned.
@@ -360,18 +349,6 @@ def _parser():
     return parser
 
 
-def _why_no_window():
-    """Why a window cannot be opened here (a short reason), or ``None`` if it may work."""
-    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY")
-                                                 or os.environ.get("WAYLAND_DISPLAY")):
-        return "no display (DISPLAY is not set)"
-    return None
-
-
-def _note(message):
-    print(f"test_policy: {message}", file=sys.stderr)
-
-
 def _first_line(error):
     text = str(error).strip()
     return f"{type(error).__name__}: {text.splitlines()[0]}" if text else type(error).__name__
@@ -397,8 +374,11 @@ def _make_watchable_env(args, itr):
         return _with_video(load_env(args.fpath, itr, "rgb_array"), args.video)
     if args.norender:
         return load_env(args.fpath, itr)
-    reason = _why_no_window()
-    if reason is None:
+    reason = None
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY")
+                                                 or os.environ.get("WAYLAND_DISPLAY")):
+        reason = "no display (DISPLAY is not set)"
+    else:
         env = load_env(args.fpath, itr, "human")
         if env is None:
             return None
@@ -411,8 +391,8 @@ def _make_watchable_env(args, itr):
                 env.close()
             except Exception:
                 pass
-    _note(f"{reason}; running without rendering (-nr skips rendering, --video DIR records "
-          "MP4s)")
+    print(f"test_policy: {reason}; running without rendering (-nr skips rendering, --video "
+          "DIR records MP4s)", file=sys.stderr)
     return load_env(args.fpath, itr)
 
 

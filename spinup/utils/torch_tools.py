@@ -27,9 +27,8 @@ FUSED_ADAM_ON_CPU = _TORCH_VERSION >= (2, 4)
 def adam(params, lr, fused=None):
     """Build ``torch.optim.Adam(params, lr=lr)``, fused where that is supported.
 
-    The fused and the plain Adam compute the same update; the fused one launches one
-    kernel per optimizer step instead of several per parameter tensor, which matters
-    for the many small updates of off-policy methods.
+    Both compute the same update; the fused one is one kernel per step, which helps
+    the many small updates of off-policy methods.
 
     Args:
         params: iterable of parameters (or parameter groups) to optimize.
@@ -84,13 +83,10 @@ def polyak_update(net, net_targ, polyak):
 class MLP(nn.Sequential):
     """An ``nn.Sequential`` that runs its layers with less Python overhead.
 
-    Same layers, parameter names and results as ``nn.Sequential``. Its ``forward``
-    skips the hook bookkeeping that ``nn.Module.__call__`` does around every layer
-    and, for ``nn.Linear``, reads the weight and bias straight from the layer's
-    parameter dict instead of through ``nn.Module.__getattr__``. Each saves about a
-    microsecond per layer, which adds up when acting runs the network once per env
-    step. Hooks registered on the inner layers therefore do not fire; hooks on the
-    ``MLP`` itself still do.
+    Same layers, parameter names and results as ``nn.Sequential``; ``forward`` calls
+    each layer's ``forward`` (``F.linear`` for ``nn.Linear``) without the per-layer
+    hook bookkeeping, which adds up when acting runs the network every env step.
+    Hooks on the inner layers therefore do not fire; hooks on the ``MLP`` itself do.
     """
 
     def forward(self, x):
