@@ -38,6 +38,9 @@ import shutil
 import sys
 
 HERE = osp.dirname(osp.abspath(__file__))
+# Run as a script, this file's folder comes first on sys.path, where its own name would
+# hide the ``mujoco`` package from gymnasium: take the folder off the path.
+sys.path[:] = [p for p in sys.path if osp.abspath(p or ".") != HERE]
 ROOT = osp.dirname(HERE)
 PAGE_DIR = osp.join(ROOT, "docs", "benchmarks", "mujoco")
 RUNS_DIR = osp.join(PAGE_DIR, "runs")
