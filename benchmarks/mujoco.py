@@ -1,7 +1,7 @@
 """The MuJoCo benchmark: six algorithms on five locomotion tasks, compared with Spinning Up's runs.
 
     python benchmarks/mujoco.py run [--scale here|spec] [--part onpolicy offpolicy long]
-                                    [--algos ...] [--envs ...] [--jobs N]
+                                    [--algos ...] [--envs ...] [--seeds ...] [--jobs N]
                                     [--launcher local|ray] [--ray_address ADDR]
                                     [--data_dir DIR]
     python benchmarks/mujoco.py collect [--data_dir DIR]     # copy finished runs into the repo
@@ -87,14 +87,18 @@ def _rows(path):
         return 0
 
 
-def plan(scale, parts, algos=None, tasks=None):
-    """Every run of the chosen parts: a list of dicts (scale, part, algo, task, seed, epochs)."""
+def plan(scale, parts, algos=None, tasks=None, only_seeds=None):
+    """Every run of the chosen parts: a list of dicts (scale, part, algo, task, seed, epochs).
+
+    ``algos``, ``tasks`` and ``only_seeds`` narrow the selection when given."""
     out = []
     for part in parts:
         if part not in SCALES[scale]:
             continue
         part_algos, part_tasks, seeds, steps = SCALES[scale][part]
         for seed in seeds:      # seed slowest: every algorithm and task gets a first seed early
+            if only_seeds is not None and seed not in only_seeds:
+                continue
             for algo in part_algos:
                 if algos and algo not in algos:
                     continue
@@ -111,7 +115,7 @@ def cmd_run(args):
     from spinup.utils import grid_launch
     from spinup.utils.run_utils import ExperimentGrid, plan_runs
 
-    todo = [r for r in plan(args.scale, args.part, args.algos, args.envs)
+    todo = [r for r in plan(args.scale, args.part, args.algos, args.envs, args.seeds)
             if _rows(osp.join(committed_dir(**{k: r[k] for k in
                                                ("scale", "part", "algo", "task", "seed")}),
                               "progress.txt")) < r["epochs"]]
@@ -350,6 +354,8 @@ def main(argv=None):
                      choices=["onpolicy", "offpolicy", "long"])
     run.add_argument("--algos", nargs="+", choices=ON_POLICY + OFF_POLICY)
     run.add_argument("--envs", nargs="+", choices=TASKS)
+    run.add_argument("--seeds", nargs="+", type=int,
+                     help="only these seeds of the scale's seeds (default: all of them)")
     run.add_argument("--jobs", default="auto", help="runs at once on this machine")
     run.add_argument("--launcher", default="local", choices=["local", "ray"])
     run.add_argument("--ray_address")
