@@ -24,6 +24,9 @@ scale      on-policy (VPG, TRPO, PPO)   off-policy (DDPG/TD3/SAC)  long (SAC, TD
 ``spec``   3M steps, seeds 0 1 2        3M steps, seeds 0..9      (part of ``offpolicy``)
 =========  ===========================  ========================  ======================
 
+A long run continues the finished 300k run of its seed (same arguments but ``epochs``;
+resuming is exact), so within one command the long part runs after the others.
+
 ``--scale spec`` is days of compute for one core per run: it is meant for a cluster
 (``--launcher ray --ray_address ...``); its runs go to a separate tree (``spec_`` names).
 ``collect`` copies each finished run's ``progress.txt`` and ``config.json`` (nothing else)
@@ -111,10 +114,7 @@ def plan(scale, parts, algos=None, tasks=None, only_seeds=None):
 
 
 def cmd_run(args):
-    import spinup
-    from spinup.utils import grid_launch
-    from spinup.utils.run_utils import ExperimentGrid, plan_runs
-
+    """Run the selected part of the protocol (see the module docstring)."""
     todo = [r for r in plan(args.scale, args.part, args.algos, args.envs, args.seeds)
             if _rows(osp.join(committed_dir(**{k: r[k] for k in
                                                ("scale", "part", "algo", "task", "seed")}),
@@ -122,28 +122,96 @@ def cmd_run(args):
     if not todo:
         print("mujoco: every run of this selection is finished and committed; nothing to do")
         return 0
+    # The long runs continue finished 300k runs (see _start_long_runs): they are planned
+    # only after the other parts of the selection are done.
+    for phase in ([r for r in todo if r["part"] != "long"],
+                  [r for r in todo if r["part"] == "long"]):
+        if phase:
+            _run_phase(args, phase)
+    return 0
+
+
+def _run_phase(args, todo):
+    """Run the plan entries ``todo`` as one call of the grid launcher."""
+    import spinup
+    from spinup.utils import grid_launch
+    from spinup.utils.run_utils import plan_runs
     runs = []
-    # One ExperimentGrid per (part, algo): the names and variants are the grid's own.
     groups = {}
     for r in todo:
         groups.setdefault((r["part"], r["algo"]), []).append(r)
     for (part, algo), members in groups.items():
-        eg = ExperimentGrid(name=grid_name(args.scale, part, algo))
-        eg.add("env_name", sorted({f"{m['task']}-v5" for m in members}), "", in_name=True)
-        eg.add("seed", sorted({m["seed"] for m in members}))
-        eg.add("epochs", members[0]["epochs"])
-        eg.add("steps_per_epoch", STEPS_PER_EPOCH)
-        wanted = {(f"{m['task']}-v5", m["seed"]) for m in members}
-        variants = [v for v in eg.variants() if (v["env_name"], v["seed"]) in wanted]
-        names = [eg.variant_name(v) for v in variants]
-        runs += plan_runs(getattr(spinup, algo), variants, names, args.data_dir,
-                           resume=True)
+        fn = getattr(spinup, algo)
+        variants, names = _grid(args.scale, part, algo, members)
+        if part == "long":
+            _start_long_runs(fn, args.scale, algo, variants, names, args.data_dir)
+        runs += plan_runs(fn, variants, names, args.data_dir, resume=True)
     order = {(grid_name(args.scale, r["part"], r["algo"]), r["seed"], r["task"]): i
              for i, r in enumerate(todo)}
     runs.sort(key=lambda run: order.get(_key_of(run), 0))
     grid_launch.run_grid(runs, jobs=args.jobs, launcher=args.launcher,
                          ray_address=args.ray_address)
-    return 0
+
+
+def _grid(scale, part, algo, members):
+    """One ExperimentGrid for the runs ``members`` of one part and algorithm.
+
+    Returns the variants (task x seed, every other argument at its default but
+    ``epochs`` and ``steps_per_epoch``) and their names, which are the grid's own."""
+    from spinup.utils.run_utils import ExperimentGrid
+    eg = ExperimentGrid(name=grid_name(scale, part, algo))
+    eg.add("env_name", sorted({f"{m['task']}-v5" for m in members}), "", in_name=True)
+    eg.add("seed", sorted({m["seed"] for m in members}))
+    eg.add("epochs", members[0]["epochs"])
+    eg.add("steps_per_epoch", STEPS_PER_EPOCH)
+    wanted = {(f"{m['task']}-v5", m["seed"]) for m in members}
+    variants = [v for v in eg.variants() if (v["env_name"], v["seed"]) in wanted]
+    return variants, [eg.variant_name(v) for v in variants]
+
+
+def _start_long_runs(fn, scale, algo, variants, names, data_dir):
+    """Start each long run (1M steps) from the finished 300k run of the same seed.
+
+    The two runs have the same arguments but ``epochs``, and resuming a run is exact
+    (``tests/test_resume.py``), so the 300k run continued to 1M is the 1M run a fresh
+    start would give, 300k steps sooner. Only a 300k run that finished (its checkpoint
+    is at its last epoch) is used; otherwise the long run starts from scratch.
+    """
+    from spinup.utils.checkpoint import checkpoint_path, load_checkpoint
+    from spinup.utils.run_utils import plan_runs
+    short_epochs = SCALES[scale]["offpolicy"][3] // STEPS_PER_EPOCH
+    long_runs = plan_runs(fn, variants, names, data_dir)
+    short_runs = plan_runs(fn, [dict(v, epochs=short_epochs) for v in variants],
+                           _grid(scale, "offpolicy", algo, [
+                               dict(task=v["env_name"][:-3], seed=v["seed"],
+                                    epochs=short_epochs) for v in variants])[1], data_dir)
+    for long, short in zip(long_runs, short_runs):
+        if osp.exists(long.output_dir) or not osp.exists(checkpoint_path(short.output_dir)):
+            continue
+        if int(load_checkpoint(short.output_dir, rank=0)["epoch"]) != short_epochs:
+            continue
+        continue_run(short.output_dir, long.output_dir, long.kwargs["epochs"],
+                     long.kwargs["logger_kwargs"]["exp_name"])
+        print(f"{long.label}: starts from {short.output_dir} (epoch {short_epochs})")
+
+
+def continue_run(src, dst, epochs, exp_name):
+    """Copy the run directory ``src`` to ``dst`` as a run of ``epochs`` epochs named
+    ``exp_name``, to be resumed there (``resume=True``).
+
+    ``config.json`` gets the new ``epochs``, ``exp_name`` and output directory, and
+    ``_continued_from`` names ``src``; everything else (checkpoint, rows) is copied
+    as it is. Raises FileExistsError if ``dst`` exists.
+    """
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".spinup.lock"))
+    path = osp.join(dst, "config.json")
+    with open(path) as f:
+        config = json.load(f)
+    config.update(epochs=epochs, exp_name=exp_name, _continued_from=osp.basename(src),
+                  logger_kwargs=dict(config.get("logger_kwargs") or {},
+                                     exp_name=exp_name, output_dir=dst))
+    with open(path, "w") as f:
+        f.write(json.dumps(config, separators=(",", ":\t"), indent=4, sort_keys=True))
 
 
 def _key_of(run):

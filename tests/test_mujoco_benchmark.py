@@ -66,3 +66,44 @@ def test_first_epoch_matches_committed_run(algo, task, seed, tmp_path, one_threa
     np.testing.assert_allclose(rerun.loc[0, cols].to_numpy(float),
                                committed.loc[0, cols].to_numpy(float), rtol=1e-3, atol=1e-6,
                                err_msg=f"{algo} {task} s{seed}: first epoch differs")
+
+
+def test_long_run_continues_the_finished_short_run(tmp_path, monkeypatch, one_thread):
+    """``run --part long`` starts from the finished 300k run of the same seed (here a
+    2-epoch and a 3-epoch run of 600 steps on Hopper-v5) and gives the rows a
+    fresh 3-epoch run gives; its config.json is the long run's and names its origin."""
+    pytest.importorskip("mujoco")
+    import argparse
+
+    import gymnasium as gym
+
+    from spinup import sac
+    harness = _harness()
+    monkeypatch.setattr(harness, "STEPS_PER_EPOCH", 600)
+    monkeypatch.setattr(harness, "RUNS_DIR", str(tmp_path / "committed"))
+    monkeypatch.setitem(harness.SCALES, "here", {
+        "offpolicy": (["sac"], ["Hopper"], [0], 1200),
+        "long": (["sac"], ["Hopper"], [0], 1800)})
+    data = str(tmp_path / "data")
+
+    def run(parts):
+        args = argparse.Namespace(scale="here", part=parts, algos=None, envs=None, seeds=None,
+                                  jobs=1, launcher="local", ray_address=None, data_dir=data)
+        assert harness.cmd_run(args) == 0
+
+    run(["offpolicy", "long"])      # one command: the long run waits for the short one
+    short = osp.join(data, "sac_hopper-v5", "sac_hopper-v5_s0")
+    assert len(pd.read_table(osp.join(short, "progress.txt"))) == 2
+    long = osp.join(data, "sac-1m_hopper-v5", "sac-1m_hopper-v5_s0")
+    with open(osp.join(long, "config.json")) as f:
+        config = json.load(f)
+    assert config["epochs"] == 3 and config["exp_name"] == "sac-1m_hopper-v5"
+    assert config["_continued_from"] == "sac_hopper-v5_s0"
+    assert config["logger_kwargs"]["output_dir"] == long
+
+    fresh = str(tmp_path / "fresh")
+    sac(lambda: gym.make("Hopper-v5"), seed=0, steps_per_epoch=600, epochs=3,
+        logger_kwargs=dict(output_dir=fresh))
+    a = pd.read_table(osp.join(long, "progress.txt")).drop(columns="Time")
+    b = pd.read_table(osp.join(fresh, "progress.txt")).drop(columns="Time")
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
