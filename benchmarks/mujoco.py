@@ -7,6 +7,7 @@
     python benchmarks/mujoco.py collect [--data_dir DIR]     # copy finished runs into the repo
     python benchmarks/mujoco.py report                       # figures + tables for the docs page
     python benchmarks/mujoco.py speed                        # hours per 1M steps (idle machine)
+    python benchmarks/mujoco.py tfinit [--algo --env --seeds]  # the initialisation experiment
 
 ``run`` builds one ``ExperimentGrid`` per algorithm and part (tasks x seeds, every other
 argument at the algorithm's default, ``steps_per_epoch`` 4000) and runs all of them through
@@ -379,6 +380,58 @@ def cmd_speed(args):
     return 0
 
 
+def cmd_tfinit(args):
+    """The initialisation experiment for a gap: ``--algo`` with TensorFlow 1's default
+    layer initialisation instead of PyTorch's, everything else as in the benchmark.
+
+    Spinning Up's reference runs were made with TensorFlow, whose dense layers start with
+    Glorot-uniform weights (bound sqrt(6 / (fan_in + fan_out))) and zero biases; PyTorch's
+    ``nn.Linear`` starts with weights and biases uniform in +-1/sqrt(fan_in). This runs the
+    algorithm with an ``actor_critic`` that re-initialises every ``nn.Linear`` of the
+    default one the TensorFlow way, one seed after another (each resumable), and copies each
+    finished run to ``docs/benchmarks/mujoco/runs/experiments/<algo>-tfinit/<task>/s<seed>``.
+    """
+    import importlib
+
+    import gymnasium as gym
+    import torch
+    from torch import nn
+
+    import spinup
+    from spinup.utils.checkpoint import checkpoint_path
+    torch.set_num_threads(1)
+    base = importlib.import_module(f"spinup.algos.{args.algo}.core").MLPActorCritic
+
+    class TFInitActorCritic(base):
+        """The default actor-critic with every linear layer initialised as TF1 does."""
+
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            for m in self.modules():
+                if isinstance(m, nn.Linear):
+                    nn.init.xavier_uniform_(m.weight)
+                    nn.init.zeros_(m.bias)
+
+    epochs = args.steps // STEPS_PER_EPOCH
+    for seed in args.seeds:
+        name = f"{args.algo}-tfinit_{args.env.lower()}-v5"
+        out = osp.join(args.data_dir, "experiments", name, f"{name}_s{seed}")
+        dst = osp.join(RUNS_DIR, "experiments", f"{args.algo}-tfinit", args.env, f"s{seed}")
+        if _rows(osp.join(dst, "progress.txt")) >= epochs:
+            continue
+        if _rows(osp.join(out, "progress.txt")) < epochs:
+            getattr(spinup, args.algo)(
+                lambda: gym.make(f"{args.env}-v5"), actor_critic=TFInitActorCritic, seed=seed,
+                epochs=epochs, steps_per_epoch=STEPS_PER_EPOCH,
+                logger_kwargs=dict(output_dir=out, exp_name=name,
+                                   resume=osp.exists(checkpoint_path(out))))
+        os.makedirs(dst, exist_ok=True)
+        for fname in ("progress.txt", "config.json"):
+            shutil.copyfile(osp.join(out, fname), osp.join(dst, fname))
+        print(f"collected {dst}")
+    return 0
+
+
 def _write_status(ours):
     """How much of the ``here`` protocol is committed, per part and algorithm."""
     lines = [".. list-table:: Runs committed so far (of the protocol above)", "   :header-rows: 1",
@@ -436,6 +489,12 @@ def main(argv=None):
     speed.add_argument("--algos", nargs="+", choices=ON_POLICY + OFF_POLICY)
     speed.add_argument("--env", default="HalfCheetah", choices=TASKS)
     speed.add_argument("--epochs", type=int, default=5)
+    tfinit = sub.add_parser("tfinit", help="a gap experiment: TF1's layer initialisation")
+    tfinit.add_argument("--algo", default="sac", choices=ON_POLICY + OFF_POLICY)
+    tfinit.add_argument("--env", default="HalfCheetah", choices=TASKS)
+    tfinit.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
+    tfinit.add_argument("--steps", type=int, default=300_000)
+    tfinit.add_argument("--data_dir", default=DEFAULT_DATA)
     args = parser.parse_args(argv)
     if getattr(args, "jobs", None) not in (None, "auto"):
         args.jobs = int(args.jobs)
@@ -443,7 +502,7 @@ def main(argv=None):
     from spinup.utils.run_utils import LaunchError
     try:
         return {"run": cmd_run, "collect": cmd_collect, "report": cmd_report,
-                "reference": cmd_reference, "speed": cmd_speed}[args.command](args)
+                "reference": cmd_reference, "speed": cmd_speed, "tfinit": cmd_tfinit}[args.command](args)
     except KeyboardInterrupt:
         print("mujoco: interrupted; the same command continues where the runs stopped")
         return 130
