@@ -391,6 +391,7 @@ def cmd_tfinit(args):
     default one the TensorFlow way, one seed after another (each resumable), and copies each
     finished run to ``docs/benchmarks/mujoco/runs/experiments/<algo>-tfinit/<task>/s<seed>``.
     """
+    import functools
     import importlib
 
     import gymnasium as gym
@@ -421,7 +422,8 @@ def cmd_tfinit(args):
             continue
         if _rows(osp.join(out, "progress.txt")) < epochs:
             getattr(spinup, args.algo)(
-                lambda: gym.make(f"{args.env}-v5"), actor_critic=TFInitActorCritic, seed=seed,
+                functools.partial(gym.make, f"{args.env}-v5"), seed=seed,
+                actor_critic=TFInitActorCritic,
                 epochs=epochs, steps_per_epoch=STEPS_PER_EPOCH,
                 logger_kwargs=dict(output_dir=out, exp_name=name,
                                    resume=osp.exists(checkpoint_path(out))))
