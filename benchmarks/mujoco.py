@@ -320,7 +320,7 @@ def cmd_report(args):
 
     # One figure per task, drawn by spinup.utils.plot from the committed directories.
     for task in TASKS:
-        fig, axes = plt.subplots(1, 2, figsize=(12, 4.2), sharey=True)
+        fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
         for ax, algos, title in ((axes[0], ON_POLICY, "on-policy"),
                                  (axes[1], OFF_POLICY, "off-policy")):
             data = []
@@ -336,15 +336,34 @@ def cmd_report(args):
             if data:
                 plot_data(data, xaxis="TotalEnvInteracts", value="Performance", smooth=3,
                           ax=ax)
-            for line in ax.get_lines() + ax.get_legend().get_lines() if data else []:
-                if line.get_label().startswith("Spinning Up"):
-                    line.set_linestyle("--")        # the reference: dashed
+                _restyle(ax, list(dict.fromkeys(t["Condition1"].iloc[0] for t in data)), algos)
             ax.set_title(f"{task}: {title}")
             ax.set_xlim(0, 1_000_000)
         fig.tight_layout()
         fig.savefig(osp.join(IMAGE_DIR, f"mujoco_{task.lower()}.png"), dpi=80)
         plt.close(fig)
     return 0
+
+
+def _restyle(ax, conditions, algos):
+    """One colour per algorithm: ours solid (the seed-0 1M runs dotted), the reference dashed.
+
+    ``conditions`` are the curves' labels in the order seaborn drew them (the order in
+    which they first appear in the data): one line and one band each."""
+    colours = {algo: f"C{i}" for i, algo in enumerate(algos)}
+    style = {}
+    for label in conditions:
+        algo = label.split()[-1] if label.startswith("spinup") else label.split()[2]
+        style[label] = (colours[algo.replace("-1m", "")],
+                        "--" if label.startswith("Spinning Up") else
+                        ":" if algo.endswith("-1m") else "-")
+    for label, line, band in zip(conditions, ax.get_lines(), ax.collections):
+        line.set_color(style[label][0])
+        line.set_linestyle(style[label][1])
+        band.set_facecolor(style[label][0])
+    for line, text in zip(ax.get_legend().get_lines(), ax.get_legend().get_texts()):
+        line.set_color(style[text.get_text()][0])
+        line.set_linestyle(style[text.get_text()][1])
 
 
 def cmd_speed(args):
