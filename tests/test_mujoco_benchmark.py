@@ -19,7 +19,7 @@ import pytest
 
 ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
 RUNS = osp.join(ROOT, "docs", "benchmarks", "mujoco", "runs", "here")
-CASES = [("vpg", "Hopper", 0), ("trpo", "Hopper", 0)]
+CASES = [("vpg", "Hopper", 0), ("trpo", "Hopper", 0), ("ppo", "Hopper", 0)]
 
 
 def _harness():
