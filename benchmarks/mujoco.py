@@ -317,6 +317,7 @@ def cmd_report(args):
         f.write("\n".join(lines) + "\n")
     print("below the reference band:", ", ".join(below) or "none")
     _write_status(ours)
+    _write_experiments(ours, ref)
 
     # One figure per task, drawn by spinup.utils.plot from the committed directories.
     for task in TASKS:
@@ -451,6 +452,37 @@ def cmd_tfinit(args):
             shutil.copyfile(osp.join(out, fname), osp.join(dst, fname))
         print(f"collected {dst}")
     return 0
+
+
+def _write_experiments(ours, ref):
+    """experiments.inc: each gap experiment beside the default runs and the reference.
+
+    Columns: performance at 100k, 200k and 300k steps (as in the main table) and the
+    mean of all evaluations up to 300k steps (the area under the curve, per seed)."""
+    exp = _load("experiments")
+    path = osp.join(PAGE_DIR, "experiments.inc")
+    if exp is None:
+        with open(path, "w") as f:
+            f.write("No experiment has finished yet.\n")
+        return
+    marks = (100_000, 200_000, 300_000)
+    lines = [".. list-table:: Gap experiments: mean ± std over seeds (number of seeds)",
+             "   :header-rows: 1", "", "   * - runs", "     - task"]
+    lines += [f"     - {m // 1000}k" for m in marks] + ["     - mean up to 300k"]
+    for (name, task), mine in exp.groupby(["algo", "task"]):
+        algo = name.split("-")[0]
+        for label, table in ((f"Spinning Up {algo} (-v2)", ref[(ref.algo == algo) &
+                                                                 (ref.task == task)]),
+                             (f"{algo}, defaults", ours[(ours.algo == algo) &
+                                                        (ours.task == task)]),
+                             (name, mine)):
+            early = table[table["steps"] <= marks[-1]]
+            area = early.groupby("seed")["perf"].mean() if table["steps"].max() >= marks[-1] \
+                else None
+            lines += [f"   * - {label}", f"     - {task}"]
+            lines += [f"     - {_cell(_at(table, m))}" for m in marks] + [f"     - {_cell(area)}"]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def _write_status(ours):
