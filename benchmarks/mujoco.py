@@ -269,10 +269,25 @@ def _load_reference():
     return ref.rename(columns={"TotalEnvInteracts": "steps"})
 
 
-def _at(table, steps, window=20_000):
-    """Each seed's performance averaged over the evaluations in (steps - window, steps]."""
-    near = table[(table["steps"] > steps - window) & (table["steps"] <= steps)]
-    if near.empty or table["steps"].max() < steps:
+GRID = 20_000     # the reference keeps one evaluation every 20k steps
+
+
+def _on_grid(table, algo):
+    """The rows at the reference's evaluation points: every 20k steps, from 4k steps for
+    the on-policy algorithms (its PPO rows are epochs 0, 5, 10, ...: 4000, 24000, ...) and
+    from 20k for the off-policy ones (its rows say 19999, 39999, ...; ours 20000, 40000).
+    Comparing only these points applies one estimator to both data sets."""
+    offset = 4000 if algo.split("-")[0] in ON_POLICY else 0
+    rounded = (table["steps"] + 1) // 1000 * 1000
+    return table[rounded % GRID == offset].assign(steps=rounded)
+
+
+def _at(table, steps, algo, window=60_000):
+    """Each seed's mean performance over its three grid points in (steps - window, steps];
+    None if the runs have not reached ``steps``."""
+    grid = _on_grid(table, algo)
+    near = grid[(grid["steps"] > steps - window) & (grid["steps"] <= steps)]
+    if near.empty or table["steps"].max() < steps - 1:
         return None
     return near.groupby("seed")["perf"].mean()
 
@@ -308,7 +323,7 @@ def cmd_report(args):
                 # 1M steps of TD3 and SAC come from the long part (seed 0 only).
                 name = algo + "-1m" if algo in ("sac", "td3") and steps > 300_000 else algo
                 mine = ours[(ours.algo == name) & (ours.task == task)]
-                a, b = _at(mine, steps), _at(theirs, steps)
+                a, b = _at(mine, steps, algo), _at(theirs, steps, algo)
                 row += [_cell(a), _cell(b) if not theirs.empty else "n/a"]
                 if a is not None and b is not None and a.mean() < b.mean() - b.std(ddof=0):
                     below.append(f"{algo} {task} {steps // 1000}k")
@@ -458,7 +473,7 @@ def _write_experiments(ours, ref):
     """experiments.inc: each gap experiment beside the default runs and the reference.
 
     Columns: performance at 100k, 200k and 300k steps (as in the main table) and the
-    mean of all evaluations up to 300k steps (the area under the curve, per seed)."""
+    mean of the grid evaluations up to 300k steps (the area under the curve, per seed)."""
     exp = _load("experiments")
     path = osp.join(PAGE_DIR, "experiments.inc")
     if exp is None:
@@ -476,11 +491,13 @@ def _write_experiments(ours, ref):
                              (f"{algo}, defaults", ours[(ours.algo == algo) &
                                                         (ours.task == task)]),
                              (name, mine)):
-            early = table[table["steps"] <= marks[-1]]
-            area = early.groupby("seed")["perf"].mean() if table["steps"].max() >= marks[-1] \
-                else None
+            grid = _on_grid(table, algo)
+            early = grid[grid["steps"] <= marks[-1]]
+            area = early.groupby("seed")["perf"].mean() \
+                if table["steps"].max() >= marks[-1] - 1 else None
             lines += [f"   * - {label}", f"     - {task}"]
-            lines += [f"     - {_cell(_at(table, m))}" for m in marks] + [f"     - {_cell(area)}"]
+            lines += [f"     - {_cell(_at(table, m, algo))}" for m in marks]
+            lines += [f"     - {_cell(area)}"]
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
