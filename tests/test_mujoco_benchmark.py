@@ -107,3 +107,23 @@ def test_long_run_continues_the_finished_short_run(tmp_path, monkeypatch, one_th
     a = pd.read_table(osp.join(long, "progress.txt")).drop(columns="Time")
     b = pd.read_table(osp.join(fresh, "progress.txt")).drop(columns="Time")
     pd.testing.assert_frame_equal(a, b, check_exact=True)
+
+
+def test_performance_at_a_mark_uses_the_reference_grid_for_both():
+    """``_at`` averages the same three evaluation points for our runs (one row per 4k
+    steps) and for the reference (one row per 20k steps, counted from 0 or from 4k)."""
+    harness = _harness()
+    ours = pd.DataFrame(dict(seed=0, steps=np.arange(4000, 300_001, 4000)))
+    ours["perf"] = ours["steps"] / 1000.0
+    theirs = pd.DataFrame(dict(seed=0, steps=np.arange(19_999, 300_000, 20_000)))
+    theirs["perf"] = (theirs["steps"] + 1) / 1000.0
+    for table in (ours, theirs):
+        assert harness._at(table, 300_000, "sac").tolist() == [(260 + 280 + 300) / 3]
+        assert harness._at(table, 320_000, "sac") is None        # not reached yet
+    # On-policy: the reference's PPO rows are epochs 0, 5, 10, ...: 4k, 24k, 44k, ...
+    ppo_ref = pd.DataFrame(dict(seed=0, steps=np.arange(4000, 1_200_001, 20_000)))
+    ppo_ref["perf"] = ppo_ref["steps"] / 1000.0
+    ours_1m = pd.DataFrame(dict(seed=0, steps=np.arange(4000, 1_000_001, 4000)))
+    ours_1m["perf"] = ours_1m["steps"] / 1000.0
+    for table in (ppo_ref, ours_1m):
+        assert harness._at(table, 1_000_000, "ppo").tolist() == [(944 + 964 + 984) / 3]
