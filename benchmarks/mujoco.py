@@ -252,6 +252,8 @@ def _load(scale="here"):
     base = osp.join(RUNS_DIR, scale)
     for algo in sorted(os.listdir(base)) if osp.isdir(base) else []:
         for task in sorted(os.listdir(osp.join(base, algo))):
+            if not osp.isdir(osp.join(base, algo, task)):
+                continue            # e.g. an experiment's patch next to its runs
             for sdir in sorted(os.listdir(osp.join(base, algo, task))):
                 t = pd.read_table(osp.join(base, algo, task, sdir, "progress.txt"))
                 perf = "AverageTestEpRet" if "AverageTestEpRet" in t else "AverageEpRet"
@@ -472,31 +474,32 @@ def cmd_tfinit(args):
 def _write_experiments(ours, ref):
     """experiments.inc: each gap experiment beside the default runs and the reference.
 
-    Columns: performance at 100k, 200k and 300k steps (as in the main table) and the
-    mean of the grid evaluations up to 300k steps (the area under the curve, per seed)."""
+    Columns: the evaluation at 40k, 100k, 200k and 300k steps (one grid point each: the
+    experiments are about when the curves part) and the mean of the grid evaluations up
+    to 300k steps (the area under the curve, per seed). A directory in
+    ``runs/experiments`` whose runs are shorter shows "--" where they stop."""
     exp = _load("experiments")
     path = osp.join(PAGE_DIR, "experiments.inc")
     if exp is None:
         with open(path, "w") as f:
             f.write("No experiment has finished yet.\n")
         return
-    marks = (100_000, 200_000, 300_000)
-    lines = [".. list-table:: Gap experiments: mean ± std over seeds (number of seeds)",
+    marks = (40_000, 100_000, 200_000, 300_000)
+    lines = [".. list-table:: Gap experiments: the evaluation at each mark, mean ± std over "
+             "seeds (number of seeds)",
              "   :header-rows: 1", "", "   * - runs", "     - task"]
     lines += [f"     - {m // 1000}k" for m in marks] + ["     - mean up to 300k"]
-    for (name, task), mine in exp.groupby(["algo", "task"]):
-        algo = name.split("-")[0]
-        for label, table in ((f"Spinning Up {algo} (-v2)", ref[(ref.algo == algo) &
-                                                                 (ref.task == task)]),
-                             (f"{algo}, defaults", ours[(ours.algo == algo) &
-                                                        (ours.task == task)]),
-                             (name, mine)):
+    for (algo, task), group in exp.groupby([exp["algo"].str.split("-").str[0], "task"]):
+        rows = [(f"Spinning Up {algo} (-v2)", ref[(ref.algo == algo) & (ref.task == task)]),
+                (f"{algo}, defaults", ours[(ours.algo == algo) & (ours.task == task)])]
+        rows += list(group.groupby("algo"))
+        for label, table in rows:
             grid = _on_grid(table, algo)
             early = grid[grid["steps"] <= marks[-1]]
             area = early.groupby("seed")["perf"].mean() \
                 if table["steps"].max() >= marks[-1] - 1 else None
             lines += [f"   * - {label}", f"     - {task}"]
-            lines += [f"     - {_cell(_at(table, m, algo))}" for m in marks]
+            lines += [f"     - {_cell(_at(table, m, algo, window=GRID))}" for m in marks]
             lines += [f"     - {_cell(area)}"]
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
