@@ -83,12 +83,18 @@ def committed_dir(scale, part, algo, task, seed):
     return osp.join(RUNS_DIR, scale, grid_name("here", part, algo), task, f"s{seed}")
 
 
-def _rows(path):
-    try:
-        with open(path) as f:
-            return max(0, sum(1 for line in f if line.strip()) - 1)
-    except OSError:
-        return 0
+def _rows(run_dir):
+    """Rows (epochs) in ``run_dir``'s progress.txt; 0 if it has none."""
+    from spinup.utils.run_utils import _count_rows
+    return _count_rows(run_dir)
+
+
+def _commit_run(src, dst):
+    """Copy a finished run's progress.txt and config.json (nothing else) to ``dst``."""
+    os.makedirs(dst, exist_ok=True)
+    for fname in ("progress.txt", "config.json"):
+        shutil.copyfile(osp.join(src, fname), osp.join(dst, fname))
+    print(f"collected {dst}")
 
 
 def plan(scale, parts, algos=None, tasks=None, only_seeds=None):
@@ -117,9 +123,8 @@ def plan(scale, parts, algos=None, tasks=None, only_seeds=None):
 def cmd_run(args):
     """Run the selected part of the protocol (see the module docstring)."""
     todo = [r for r in plan(args.scale, args.part, args.algos, args.envs, args.seeds)
-            if _rows(osp.join(committed_dir(**{k: r[k] for k in
-                                               ("scale", "part", "algo", "task", "seed")}),
-                              "progress.txt")) < r["epochs"]]
+            if _rows(committed_dir(**{k: r[k] for k in
+                                      ("scale", "part", "algo", "task", "seed")})) < r["epochs"]]
     if not todo:
         print("mujoco: every run of this selection is finished and committed; nothing to do")
         return 0
@@ -230,15 +235,10 @@ def cmd_collect(args):
         exp = valid_str(f"{name}_{r['task']}-v5")   # as ExperimentGrid names it
         src = osp.join(args.data_dir, exp, f"{exp}_s{r['seed']}")
         dst = committed_dir(r["scale"], r["part"], r["algo"], r["task"], r["seed"])
-        if _rows(osp.join(src, "progress.txt")) < r["epochs"]:
+        if _rows(src) < r["epochs"] or _rows(dst) >= r["epochs"]:
             continue
-        if _rows(osp.join(dst, "progress.txt")) >= r["epochs"]:
-            continue
-        os.makedirs(dst, exist_ok=True)
-        for fname in ("progress.txt", "config.json"):
-            shutil.copyfile(osp.join(src, fname), osp.join(dst, fname))
+        _commit_run(src, dst)
         copied += 1
-        print(f"collected {dst}")
     print(f"mujoco: {copied} new finished run(s) copied to {osp.relpath(RUNS_DIR, ROOT)}")
     return 0
 
@@ -455,19 +455,16 @@ def cmd_tfinit(args):
         name = f"{args.algo}-tfinit_{args.env.lower()}-v5"
         out = osp.join(args.data_dir, "experiments", name, f"{name}_s{seed}")
         dst = osp.join(RUNS_DIR, "experiments", f"{args.algo}-tfinit", args.env, f"s{seed}")
-        if _rows(osp.join(dst, "progress.txt")) >= epochs:
+        if _rows(dst) >= epochs:
             continue
-        if _rows(osp.join(out, "progress.txt")) < epochs:
+        if _rows(out) < epochs:
             getattr(spinup, args.algo)(
                 functools.partial(gym.make, f"{args.env}-v5"), seed=seed,
                 actor_critic=TFInitActorCritic,
                 epochs=epochs, steps_per_epoch=STEPS_PER_EPOCH,
                 logger_kwargs=dict(output_dir=out, exp_name=name,
                                    resume=osp.exists(checkpoint_path(out))))
-        os.makedirs(dst, exist_ok=True)
-        for fname in ("progress.txt", "config.json"):
-            shutil.copyfile(osp.join(out, fname), osp.join(dst, fname))
-        print(f"collected {dst}")
+        _commit_run(out, dst)
     return 0
 
 
@@ -512,7 +509,7 @@ def _write_status(ours):
     for part, (algos, tasks, seeds, steps) in SCALES["here"].items():
         for algo in algos:
             name = grid_name("here", part, algo)
-            done = sum(_rows(osp.join(RUNS_DIR, "here", name, t, f"s{s}", "progress.txt"))
+            done = sum(_rows(osp.join(RUNS_DIR, "here", name, t, f"s{s}"))
                        >= steps // STEPS_PER_EPOCH for t in tasks for s in seeds)
             lines += [f"   * - {part}", f"     - {name.upper()}", f"     - {done}",
                       f"     - {len(tasks) * len(seeds)}"]
