@@ -566,6 +566,16 @@ def main(argv=None):
     tfinit.add_argument("--steps", type=int, default=300_000)
     tfinit.add_argument("--data_dir", default=DEFAULT_DATA)
     args = parser.parse_args(argv)
+    if args.command == "run" and args.seeds:
+        allowed = sorted({seed for part in args.part if part in SCALES[args.scale]
+                          for seed in SCALES[args.scale][part][2]})
+        if not set(args.seeds) <= set(allowed):
+            parser.error(f"run: --seeds {' '.join(map(str, args.seeds))}: the parts chosen "
+                         f"at --scale {args.scale} have seeds {allowed}")
+    if args.command == "tfinit" and (args.steps < STEPS_PER_EPOCH
+                                     or args.steps % STEPS_PER_EPOCH):
+        parser.error(f"tfinit: --steps {args.steps}: give a positive multiple of "
+                     f"{STEPS_PER_EPOCH} (the steps per epoch)")
     if getattr(args, "jobs", None) not in (None, "auto"):
         args.jobs = int(args.jobs)
     from spinup.utils.grid_launch import GridError
