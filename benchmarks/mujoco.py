@@ -1,13 +1,16 @@
 """The MuJoCo benchmark: six algorithms on five locomotion tasks, compared with Spinning Up's runs.
 
     python benchmarks/mujoco.py run [--scale here|spec] [--part onpolicy offpolicy long]
-                                    [--algos ...] [--envs ...] [--seeds ...] [--jobs N]
+                                    [--algos ...] [--envs ...] [--seeds ...]
+                                    [--extra_seeds ...] [--jobs N]
                                     [--launcher local|ray] [--ray_address ADDR]
                                     [--data_dir DIR]
     python benchmarks/mujoco.py collect [--data_dir DIR]     # copy finished runs into the repo
     python benchmarks/mujoco.py report                       # figures + tables for the docs page
     python benchmarks/mujoco.py speed                        # hours per 1M steps (idle machine)
     python benchmarks/mujoco.py tfinit [--algo --env --seeds]  # the initialisation experiment
+    python benchmarks/mujoco.py physics [--versions ...]   # the engine-version experiment
+    python benchmarks/mujoco.py sb3 [--env --seeds --steps]  # SAC from another library
 
 ``run`` builds one ``ExperimentGrid`` per algorithm and part (tasks x seeds, every other
 argument at the algorithm's default, ``steps_per_epoch`` 4000) and runs all of them through
@@ -97,16 +100,19 @@ def _commit_run(src, dst):
     print(f"collected {dst}")
 
 
-def plan(scale, parts, algos=None, tasks=None, only_seeds=None):
+def plan(scale, parts, algos=None, tasks=None, only_seeds=None, extra_seeds=()):
     """Every run of the chosen parts: a list of dicts (scale, part, algo, task, seed, epochs).
 
-    ``algos``, ``tasks`` and ``only_seeds`` narrow the selection when given."""
+    ``algos``, ``tasks`` and ``only_seeds`` narrow the selection when given;
+    ``extra_seeds`` are run in addition to the scale's seeds (more seeds for a cell whose
+    spread decides whether it is a gap: the table uses every committed seed)."""
     out = []
     for part in parts:
         if part not in SCALES[scale]:
             continue
         part_algos, part_tasks, seeds, steps = SCALES[scale][part]
-        for seed in seeds:      # seed slowest: every algorithm and task gets a first seed early
+        # seed slowest: every algorithm and task gets a first seed early
+        for seed in list(seeds) + [s for s in extra_seeds if s not in seeds]:
             if only_seeds is not None and seed not in only_seeds:
                 continue
             for algo in part_algos:
@@ -122,7 +128,8 @@ def plan(scale, parts, algos=None, tasks=None, only_seeds=None):
 
 def cmd_run(args):
     """Run the selected part of the protocol (see the module docstring)."""
-    todo = [r for r in plan(args.scale, args.part, args.algos, args.envs, args.seeds)
+    todo = [r for r in plan(args.scale, args.part, args.algos, args.envs, args.seeds,
+                            getattr(args, "extra_seeds", None) or ())
             if _rows(committed_dir(**{k: r[k] for k in
                                       ("scale", "part", "algo", "task", "seed")})) < r["epochs"]]
     if not todo:
@@ -227,10 +234,12 @@ def _key_of(run):
 
 
 def cmd_collect(args):
-    """Copy finished runs (all epochs logged) from ``--data_dir`` into the repository."""
+    """Copy finished runs (all epochs logged) from ``--data_dir`` into the repository
+    (seeds 0-9 of the ``here`` scale: its own and any ``run --extra_seeds``)."""
     from spinup.utils.run_utils import valid_str
     copied = 0
-    for r in plan("here", list(SCALES["here"])) + plan("spec", list(SCALES["spec"])):
+    for r in (plan("here", list(SCALES["here"]), extra_seeds=range(10))
+              + plan("spec", list(SCALES["spec"]))):
         name = grid_name(r["scale"], r["part"], r["algo"])
         exp = valid_str(f"{name}_{r['task']}-v5")   # as ExperimentGrid names it
         src = osp.join(args.data_dir, exp, f"{exp}_s{r['seed']}")
@@ -468,6 +477,190 @@ def cmd_tfinit(args):
     return 0
 
 
+# One engine's step from given states. Run in a subprocess whose path starts with one
+# release of ``mujoco``: argv is the states file, the number of states and the tasks. The
+# first call (the installed release) records the states: a random-action rollout per task
+# (seed 0; a new episode when one ends). Every call then resets, sets each recorded state,
+# takes the recorded action and prints {version, runs: {task: [[obs..., rew], ...]}}.
+_ONE_STEP = """
+import json, os, sys
+import gymnasium as gym, mujoco, numpy as np
+path, steps, tasks = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+states = json.load(open(path)) if os.path.exists(path) else {}
+out = {}
+for task in tasks:
+    env = gym.make(task + "-v5")
+    sim = env.unwrapped
+    if task not in states:
+        env.reset(seed=0)
+        env.action_space.seed(0)
+        states[task] = []
+        for i in range(steps):
+            act = env.action_space.sample()
+            states[task].append([sim.data.qpos.tolist(), sim.data.qvel.tolist(), act.tolist()])
+            _, _, term, trunc, _ = env.step(act)
+            if term or trunc:
+                env.reset(seed=i + 1)
+    out[task] = []
+    for qpos, qvel, act in states[task]:
+        env.reset(seed=0)
+        sim.set_state(np.array(qpos), np.array(qvel))
+        obs, rew, _, _, _ = env.step(np.array(act, dtype=env.action_space.dtype))
+        out[task].append(obs.tolist() + [float(rew)])
+json.dump(states, open(path, "w"))
+print(json.dumps(dict(version=mujoco.__version__, runs=out)))
+"""
+
+
+def cmd_physics(args):
+    """The engine-version experiment: does one step of each ``-v5`` task give the same
+    result under other releases of the ``mujoco`` package?
+
+    The installed release first records ``--steps`` states per task (a random-action
+    rollout from seed 0, states and actions stored in ``<data_dir>/physics-states.json``).
+    For each version in ``--versions`` this installs ``mujoco==V`` (no dependencies) into
+    ``<data_dir>/mujoco-V`` with pip and, in a subprocess whose path starts there, sets
+    every recorded state, takes its action and compares the next observation and reward
+    with the installed release's: the largest difference over all states, and how many
+    states differ by more than 1e-6. One step, not a whole rollout: these tasks are
+    chaotic, so two rollouts part after a few hundred steps from any difference in
+    rounding, while a one-step difference is a difference in the engine itself.
+    Writes ``physics.inc`` for the page."""
+    import subprocess
+
+    import numpy as np
+    states = osp.join(osp.abspath(args.data_dir), "physics-states.json")
+
+    def one_step(path):
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            p for p in (path, os.environ.get("PYTHONPATH")) if p))
+        out = subprocess.run([sys.executable, "-c", _ONE_STEP, states, str(args.steps),
+                              *TASKS], env=env, capture_output=True, text=True,
+                             cwd=args.data_dir)
+        if out.returncode:
+            raise RuntimeError(f"physics: the step with {path or 'the installed mujoco'} "
+                               f"failed:\n{out.stderr[-2000:]}")
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    os.makedirs(args.data_dir, exist_ok=True)
+    if osp.exists(states):
+        os.remove(states)           # record the states with the installed release
+    base = one_step(None)
+    lines = [".. list-table:: One step of each task under other releases of the engine, "
+             f"against mujoco {base['version']}: the largest difference in the next "
+             f"observation or reward over {args.steps} recorded states (states differing "
+             "by more than 1e-6)", "   :header-rows: 1", "",
+             "   * - mujoco"] + [f"     - {t}" for t in TASKS]
+    for version in args.versions:
+        target = osp.join(osp.abspath(args.data_dir), f"mujoco-{version}")
+        if not osp.isdir(osp.join(target, "mujoco")):
+            subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                            "--target", target, f"mujoco=={version}"], check=True)
+        other = one_step(target)
+        if other["version"] != version:
+            raise RuntimeError(f"physics: {target} holds mujoco {other['version']}")
+        lines.append(f"   * - {version}")
+        for task in TASKS:
+            diff = np.abs(np.array(base["runs"][task]) - np.array(other["runs"][task]))
+            worst, many = float(diff.max()), int((diff.max(axis=1) > 1e-6).sum())
+            print(f"mujoco {version} vs {base['version']}  {task:12s} largest difference "
+                  f"{worst:.1e}, {many} of {len(diff)} states above 1e-6")
+            lines.append(f"     - {worst:.0e} ({many})")
+    with open(osp.join(PAGE_DIR, "physics.inc"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return 0
+
+
+def cmd_sb3(args):
+    """The independent-implementation control for a SAC gap: Stable-Baselines3's SAC
+    with Spinning Up's defaults on the same task, evaluated as the benchmark evaluates.
+
+    Settings: 256x256 ReLU networks, learning rate 1e-3 for every network, batch 100,
+    replay 1M, ``gamma`` 0.99, ``tau`` 0.005 (``polyak`` 0.995), fixed ``alpha`` 0.2,
+    50 environment steps then 50 updates, updates from step 1000 and uniform random
+    actions for the first 10000 steps (SB3 ties the random phase to ``learning_starts``;
+    a subclass keeps them apart as Spinning Up does). Every 4000 steps: 10 deterministic
+    episodes on a separate environment. SB3 is imported from ``<data_dir>/sb3``
+    (``pip install --no-deps --target <data_dir>/sb3 stable-baselines3``; its other
+    requirements are this project's). Each seed's ``progress.txt`` (Epoch,
+    TotalEnvInteracts, AverageTestEpRet, Time) goes to
+    ``docs/benchmarks/mujoco/runs/experiments/sb3-sac/<task>/s<seed>``.
+    """
+    import time
+
+    import gymnasium as gym
+    import numpy as np
+    import pandas as pd
+    import torch
+    sys.path.insert(0, osp.join(osp.abspath(args.data_dir), "sb3"))
+    try:
+        from stable_baselines3 import SAC
+        from stable_baselines3.common.callbacks import BaseCallback
+    except ImportError:
+        raise SystemExit(f"sb3: Stable-Baselines3 is not in {args.data_dir}/sb3; install it "
+                         f"with: pip install --no-deps --target {args.data_dir}/sb3 "
+                         "stable-baselines3")
+    torch.set_num_threads(1)
+    start_steps = 10_000
+
+    class SpinningUpSAC(SAC):
+        """Random actions for the first ``start_steps`` steps, whatever ``learning_starts``."""
+
+        def _sample_action(self, learning_starts, action_noise=None, n_envs=1):
+            return super()._sample_action(max(learning_starts, start_steps), action_noise,
+                                          n_envs)
+
+    class Evaluate(BaseCallback):
+        """10 deterministic test episodes at the end of every 4000-step epoch."""
+
+        def __init__(self, test_env):
+            super().__init__()
+            self.test_env, self.rows, self.t0 = test_env, [], time.time()
+
+        def _on_step(self):
+            if self.num_timesteps % STEPS_PER_EPOCH == 0:
+                rets = []
+                for _ in range(10):
+                    o, _ = self.test_env.reset()
+                    done, ret = False, 0.0
+                    while not done:
+                        a, _ = self.model.predict(o, deterministic=True)
+                        o, r, term, trunc, _ = self.test_env.step(a)
+                        ret, done = ret + r, term or trunc
+                    rets.append(ret)
+                self.rows.append(dict(Epoch=len(self.rows) + 1,
+                                      TotalEnvInteracts=self.num_timesteps,
+                                      AverageTestEpRet=np.mean(rets),
+                                      Time=time.time() - self.t0))
+                print(f"sb3-sac {args.env} s{self.model.seed} steps {self.num_timesteps} "
+                      f"test {np.mean(rets):.1f}", flush=True)
+            return True
+
+    for seed in args.seeds:
+        dst = osp.join(RUNS_DIR, "experiments", "sb3-sac", args.env, f"s{seed}")
+        if _rows(dst) >= args.steps // STEPS_PER_EPOCH:
+            continue
+        env, test_env = gym.make(f"{args.env}-v5"), gym.make(f"{args.env}-v5")
+        test_env.reset(seed=seed + 1)
+        model = SpinningUpSAC("MlpPolicy", env, learning_rate=1e-3, buffer_size=1_000_000,
+                              learning_starts=1000, batch_size=100, tau=0.005, gamma=0.99,
+                              train_freq=50, gradient_steps=50, ent_coef=0.2,
+                              policy_kwargs=dict(net_arch=[256, 256]), seed=seed,
+                              device="cpu")
+        callback = Evaluate(test_env)
+        model.learn(total_timesteps=args.steps, callback=callback)
+        os.makedirs(dst, exist_ok=True)
+        pd.DataFrame(callback.rows).to_csv(osp.join(dst, "progress.txt"), sep="\t",
+                                           index=False)
+        with open(osp.join(dst, "config.json"), "w") as f:
+            json.dump(dict(exp_name=f"sb3-sac_{args.env.lower()}-v5", library="stable-baselines3",
+                           version=__import__("stable_baselines3").__version__, seed=seed,
+                           steps=args.steps, see=cmd_sb3.__doc__.split("\n\n")[1]), f,
+                      indent=1)
+        print(f"collected {dst}")
+    return 0
+
+
 def _write_experiments(ours, ref):
     """experiments.inc: each gap experiment beside the default runs and the reference.
 
@@ -547,6 +740,9 @@ def main(argv=None):
     run.add_argument("--envs", nargs="+", choices=TASKS)
     run.add_argument("--seeds", nargs="+", type=int,
                      help="only these seeds of the scale's seeds (default: all of them)")
+    run.add_argument("--extra_seeds", nargs="+", type=int,
+                     help="also run these seeds, beyond the scale's (committed and tabled "
+                          "beside the others)")
     run.add_argument("--jobs", default="auto", help="runs at once on this machine")
     run.add_argument("--launcher", default="local", choices=["local", "ray"])
     run.add_argument("--ray_address")
@@ -565,16 +761,27 @@ def main(argv=None):
     tfinit.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
     tfinit.add_argument("--steps", type=int, default=300_000)
     tfinit.add_argument("--data_dir", default=DEFAULT_DATA)
+    physics = sub.add_parser("physics", help="a gap experiment: the tasks under other "
+                             "releases of the mujoco engine")
+    physics.add_argument("--versions", nargs="+", default=["2.3.3", "2.3.7", "3.0.1", "3.2.7"])
+    physics.add_argument("--steps", type=int, default=1000)
+    physics.add_argument("--data_dir", default=DEFAULT_DATA)
+    sb3 = sub.add_parser("sb3", help="a gap experiment: Stable-Baselines3's SAC with "
+                         "Spinning Up's defaults")
+    sb3.add_argument("--env", default="HalfCheetah", choices=TASKS)
+    sb3.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    sb3.add_argument("--steps", type=int, default=40_000)
+    sb3.add_argument("--data_dir", default=DEFAULT_DATA)
     args = parser.parse_args(argv)
     if args.command == "run" and args.seeds:
         allowed = sorted({seed for part in args.part if part in SCALES[args.scale]
-                          for seed in SCALES[args.scale][part][2]})
+                          for seed in SCALES[args.scale][part][2]} | set(getattr(args, "extra_seeds", None) or ()))
         if not set(args.seeds) <= set(allowed):
             parser.error(f"run: --seeds {' '.join(map(str, args.seeds))}: the parts chosen "
                          f"at --scale {args.scale} have seeds {allowed}")
-    if args.command == "tfinit" and (args.steps < STEPS_PER_EPOCH
+    if args.command in ("tfinit", "sb3") and (args.steps < STEPS_PER_EPOCH
                                      or args.steps % STEPS_PER_EPOCH):
-        parser.error(f"tfinit: --steps {args.steps}: give a positive multiple of "
+        parser.error(f"{args.command}: --steps {args.steps}: give a positive multiple of "
                      f"{STEPS_PER_EPOCH} (the steps per epoch)")
     if getattr(args, "jobs", None) not in (None, "auto"):
         args.jobs = int(args.jobs)
@@ -582,7 +789,8 @@ def main(argv=None):
     from spinup.utils.run_utils import LaunchError
     try:
         return {"run": cmd_run, "collect": cmd_collect, "report": cmd_report,
-                "reference": cmd_reference, "speed": cmd_speed, "tfinit": cmd_tfinit}[args.command](args)
+                "reference": cmd_reference, "speed": cmd_speed, "tfinit": cmd_tfinit,
+                "physics": cmd_physics, "sb3": cmd_sb3}[args.command](args)
     except KeyboardInterrupt:
         print("mujoco: interrupted; the same command continues where the runs stopped")
         return 130

@@ -19,7 +19,8 @@ import pytest
 
 ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
 RUNS = osp.join(ROOT, "docs", "benchmarks", "mujoco", "runs", "here")
-CASES = [("vpg", "Hopper", 0), ("trpo", "Hopper", 0), ("ppo", "Hopper", 0)]
+CASES = [("vpg", "Hopper", 0), ("trpo", "Hopper", 0), ("ppo", "Hopper", 0),
+         ("sac", "HalfCheetah", 0)]
 
 
 def _harness():
@@ -46,7 +47,8 @@ def test_first_epoch_matches_committed_run(algo, task, seed, tmp_path, one_threa
     # every other argument at the algorithm's default.
     env_id = re.fullmatch(r".*gym\.make\('([^']+)'\)", config["env_fn"]).group(1)
     assert env_id == f"{task}-v5"
-    planned = [r for r in harness.plan("here", ["onpolicy"], [algo], [task]) if r["seed"] == seed]
+    part = "onpolicy" if algo in harness.ON_POLICY else "offpolicy"
+    planned = [r for r in harness.plan("here", [part], [algo], [task]) if r["seed"] == seed]
     assert len(planned) == 1 and config["epochs"] == planned[0]["epochs"]
     assert config["steps_per_epoch"] == harness.STEPS_PER_EPOCH and config["seed"] == seed
     fn = getattr(spinup, algo)
@@ -127,3 +129,37 @@ def test_performance_at_a_mark_uses_the_reference_grid_for_both():
     ours_1m["perf"] = ours_1m["steps"] / 1000.0
     for table in (ppo_ref, ours_1m):
         assert harness._at(table, 1_000_000, "ppo").tolist() == [(944 + 964 + 984) / 3]
+
+
+def test_extra_seeds_are_planned_collected_and_checked(tmp_path, monkeypatch):
+    """``run --extra_seeds`` adds seeds beyond the scale's (after them, no duplicates);
+    ``collect`` copies such a run once it is finished; ``--seeds`` outside both is an
+    error before anything runs."""
+    import argparse
+    harness = _harness()
+    def seeds(**kw):
+        return [r["seed"] for r in harness.plan("here", ["offpolicy"], ["sac"], ["HalfCheetah"],
+                                                **kw)]
+    assert seeds() == [0, 1]
+    assert seeds(extra_seeds=[2, 1]) == [0, 1, 2]
+    assert seeds(only_seeds=[2], extra_seeds=[2]) == [2]
+
+    data, committed = tmp_path / "data", tmp_path / "committed"
+    monkeypatch.setattr(harness, "RUNS_DIR", str(committed))
+    run_dir = data / "sac_halfcheetah-v5" / "sac_halfcheetah-v5_s2"
+    run_dir.mkdir(parents=True)
+    epochs = 300_000 // harness.STEPS_PER_EPOCH
+    rows = ["Epoch\tTotalEnvInteracts"] + [f"{i}\t{4000 * i}" for i in range(1, epochs)]
+    (run_dir / "progress.txt").write_text("\n".join(rows) + "\n")     # one epoch short
+    (run_dir / "config.json").write_text("{}")
+    harness.cmd_collect(argparse.Namespace(data_dir=str(data)))
+    dst = committed / "here" / "sac" / "HalfCheetah" / "s2"
+    assert not dst.exists()
+    with open(run_dir / "progress.txt", "a") as f:
+        f.write(f"{epochs}\t{4000 * epochs}\n")
+    harness.cmd_collect(argparse.Namespace(data_dir=str(data)))
+    assert (dst / "progress.txt").read_text() == (run_dir / "progress.txt").read_text()
+
+    with pytest.raises(SystemExit) as err:
+        harness.main(["run", "--part", "offpolicy", "--seeds", "2", "--data_dir", str(data)])
+    assert err.value.code == 2
