@@ -763,7 +763,8 @@ def main(argv=None):
     tfinit.add_argument("--data_dir", default=DEFAULT_DATA)
     physics = sub.add_parser("physics", help="a gap experiment: the tasks under other "
                              "releases of the mujoco engine")
-    physics.add_argument("--versions", nargs="+", default=["2.3.3", "2.3.7", "3.0.1", "3.2.7"])
+    physics.add_argument("--versions", nargs="+",
+                         default=["2.3.3", "3.0.1", "3.2.7", "3.3.7", "3.8.1", "3.17.0"])
     physics.add_argument("--steps", type=int, default=1000)
     physics.add_argument("--data_dir", default=DEFAULT_DATA)
     sb3 = sub.add_parser("sb3", help="a gap experiment: Stable-Baselines3's SAC with "
