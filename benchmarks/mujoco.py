@@ -679,7 +679,9 @@ def _write_experiments(ours, ref):
              "seeds (number of seeds)",
              "   :header-rows: 1", "", "   * - runs", "     - task"]
     lines += [f"     - {m // 1000}k" for m in marks] + ["     - mean up to 300k"]
-    for (algo, task), group in exp.groupby([exp["algo"].str.split("-").str[0], "task"]):
+    # the algorithm an experiment is about: the part of its name that is one ("sb3-sac")
+    about = exp["algo"].map(lambda n: next(p for p in n.split("-") if p in ON_POLICY + OFF_POLICY))
+    for (algo, task), group in exp.groupby([about, "task"]):
         rows = [(f"Spinning Up {algo} (-v2)", ref[(ref.algo == algo) & (ref.task == task)]),
                 (f"{algo}, defaults", ours[(ours.algo == algo) & (ours.task == task)])]
         rows += list(group.groupby("algo"))
