@@ -11,6 +11,7 @@
     python benchmarks/mujoco.py tfinit [--algo --env --seeds]  # the initialisation experiment
     python benchmarks/mujoco.py physics [--versions ...]   # the engine-version experiment
     python benchmarks/mujoco.py sb3 [--env --seeds --steps]  # SAC from another library
+    python benchmarks/mujoco.py tanheps [--env --seeds --steps]  # SAC's floored tanh correction
 
 ``run`` builds one ``ExperimentGrid`` per algorithm and part (tasks x seeds, every other
 argument at the algorithm's default, ``steps_per_epoch`` 4000) and runs all of them through
@@ -437,16 +438,9 @@ def cmd_tfinit(args):
     default one the TensorFlow way, one seed after another (each resumable), and copies each
     finished run to ``docs/benchmarks/mujoco/runs/experiments/<algo>-tfinit/<task>/s<seed>``.
     """
-    import functools
     import importlib
 
-    import gymnasium as gym
-    import torch
     from torch import nn
-
-    import spinup
-    from spinup.utils.checkpoint import checkpoint_path
-    torch.set_num_threads(1)
     base = importlib.import_module(f"spinup.algos.{args.algo}.core").MLPActorCritic
 
     class TFInitActorCritic(base):
@@ -459,17 +453,72 @@ def cmd_tfinit(args):
                     nn.init.xavier_uniform_(m.weight)
                     nn.init.zeros_(m.bias)
 
+    return _run_variant(args, "tfinit", TFInitActorCritic)
+
+
+def cmd_tanheps(args):
+    """The saturation-price experiment for a SAC gap: SAC's log-probability with the
+    tanh correction ``log(1 - tanh(u)^2 + 1e-6)`` (Stable-Baselines3's form) instead of the
+    exact ``2 (log 2 - u - softplus(-2u))`` (this project's and the reference's form).
+
+    The two agree while ``|u|`` is small; for a saturated action the exact correction keeps
+    growing (about ``2|u|``), the other stops at ``-log(1e-6)``, about 13.8 per action
+    dimension, so a policy that pushes its actions to the bounds pays a bounded entropy
+    price. Same weights, same random numbers as the default runs of the same seed (only the
+    formula differs), so each seed is a paired comparison. Runs go to
+    ``docs/benchmarks/mujoco/runs/experiments/sac-tanheps/<task>/s<seed>``."""
+    import torch
+
+    from spinup.algos.sac import core
+
+    class EpsActor(core.SquashedGaussianMLPActor):
+        """The default actor with the floored tanh correction."""
+
+        def forward(self, obs, deterministic=False, with_logprob=True):
+            features = self.net(obs)
+            mu = self.mu_layer(features)
+            log_std = self.log_std_layer(features).clamp(core.LOG_STD_MIN, core.LOG_STD_MAX)
+            u = mu if deterministic else mu + log_std.exp() * torch.randn_like(mu)
+            act = torch.tanh(u)
+            if not with_logprob:
+                return act, None
+            gaussian = torch.distributions.Normal(mu, log_std.exp()).log_prob(u).sum(-1)
+            return act, gaussian - torch.log(1 - act.pow(2) + 1e-6).sum(-1)
+
+    class EpsActorCritic(core.MLPActorCritic):
+        """The default actor-critic, its policy's log-probability as in ``EpsActor``."""
+
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            self.pi.__class__ = EpsActor        # same module, same weights, new forward
+
+    args.algo = "sac"
+    return _run_variant(args, "tanheps", EpsActorCritic)
+
+
+def _run_variant(args, label, actor_critic):
+    """Run ``args.algo`` on ``args.env`` with ``actor_critic`` for ``args.steps`` steps,
+    each seed of ``args.seeds`` in turn (resumable), every other argument as in the
+    benchmark; copy each finished run to ``runs/experiments/<algo>-<label>/<task>/s<seed>``."""
+    import functools
+
+    import gymnasium as gym
+    import torch
+
+    import spinup
+    from spinup.utils.checkpoint import checkpoint_path
+    torch.set_num_threads(1)
     epochs = args.steps // STEPS_PER_EPOCH
     for seed in args.seeds:
-        name = f"{args.algo}-tfinit_{args.env.lower()}-v5"
+        name = f"{args.algo}-{label}_{args.env.lower()}-v5"
         out = osp.join(args.data_dir, "experiments", name, f"{name}_s{seed}")
-        dst = osp.join(RUNS_DIR, "experiments", f"{args.algo}-tfinit", args.env, f"s{seed}")
+        dst = osp.join(RUNS_DIR, "experiments", f"{args.algo}-{label}", args.env, f"s{seed}")
         if _rows(dst) >= epochs:
             continue
         if _rows(out) < epochs:
             getattr(spinup, args.algo)(
                 functools.partial(gym.make, f"{args.env}-v5"), seed=seed,
-                actor_critic=TFInitActorCritic,
+                actor_critic=actor_critic,
                 epochs=epochs, steps_per_epoch=STEPS_PER_EPOCH,
                 logger_kwargs=dict(output_dir=out, exp_name=name,
                                    resume=osp.exists(checkpoint_path(out))))
@@ -769,6 +818,12 @@ def main(argv=None):
                          default=["2.3.3", "3.0.1", "3.2.7", "3.3.7", "3.8.1", "3.17.0"])
     physics.add_argument("--steps", type=int, default=1000)
     physics.add_argument("--data_dir", default=DEFAULT_DATA)
+    tanheps = sub.add_parser("tanheps", help="a gap experiment: SAC with the floored tanh "
+                             "correction")
+    tanheps.add_argument("--env", default="HalfCheetah", choices=TASKS)
+    tanheps.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    tanheps.add_argument("--steps", type=int, default=40_000)
+    tanheps.add_argument("--data_dir", default=DEFAULT_DATA)
     sb3 = sub.add_parser("sb3", help="a gap experiment: Stable-Baselines3's SAC with "
                          "Spinning Up's defaults")
     sb3.add_argument("--env", default="HalfCheetah", choices=TASKS)
@@ -782,7 +837,7 @@ def main(argv=None):
         if not set(args.seeds) <= set(allowed):
             parser.error(f"run: --seeds {' '.join(map(str, args.seeds))}: the parts chosen "
                          f"at --scale {args.scale} have seeds {allowed}")
-    if args.command in ("tfinit", "sb3") and (args.steps < STEPS_PER_EPOCH
+    if args.command in ("tfinit", "tanheps", "sb3") and (args.steps < STEPS_PER_EPOCH
                                      or args.steps % STEPS_PER_EPOCH):
         parser.error(f"{args.command}: --steps {args.steps}: give a positive multiple of "
                      f"{STEPS_PER_EPOCH} (the steps per epoch)")
@@ -793,7 +848,8 @@ def main(argv=None):
     try:
         return {"run": cmd_run, "collect": cmd_collect, "report": cmd_report,
                 "reference": cmd_reference, "speed": cmd_speed, "tfinit": cmd_tfinit,
-                "physics": cmd_physics, "sb3": cmd_sb3}[args.command](args)
+                "physics": cmd_physics, "sb3": cmd_sb3,
+                "tanheps": cmd_tanheps}[args.command](args)
     except KeyboardInterrupt:
         print("mujoco: interrupted; the same command continues where the runs stopped")
         return 130
