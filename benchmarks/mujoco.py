@@ -43,6 +43,7 @@ import json
 import os
 import os.path as osp
 import shutil
+import subprocess
 import sys
 
 HERE = osp.dirname(osp.abspath(__file__))
@@ -575,8 +576,6 @@ def cmd_physics(args):
     chaotic, so two rollouts part after a few hundred steps from any difference in
     rounding, while a one-step difference is a difference in the engine itself.
     Writes ``physics.inc`` for the page."""
-    import subprocess
-
     import numpy as np
     states = osp.join(osp.abspath(args.data_dir), "physics-states.json")
 
@@ -806,37 +805,33 @@ def main(argv=None):
     speed.add_argument("--algos", nargs="+", choices=ON_POLICY + OFF_POLICY)
     speed.add_argument("--env", default="HalfCheetah", choices=TASKS)
     speed.add_argument("--epochs", type=int, default=5)
-    tfinit = sub.add_parser("tfinit", help="a gap experiment: TF1's layer initialisation")
-    tfinit.add_argument("--algo", default="sac", choices=ON_POLICY + OFF_POLICY)
-    tfinit.add_argument("--env", default="HalfCheetah", choices=TASKS)
-    tfinit.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
-    tfinit.add_argument("--steps", type=int, default=300_000)
-    tfinit.add_argument("--data_dir", default=DEFAULT_DATA)
+    # The gap experiments that train: one task, some seeds, a step budget each.
+    for name, about, seeds, steps in (
+            ("tfinit", "TF1's layer initialisation", [0, 1], 300_000),
+            ("tanheps", "SAC with the floored tanh correction", [0, 1, 2], 40_000),
+            ("sb3", "Stable-Baselines3's SAC with Spinning Up's defaults", [0, 1, 2], 40_000)):
+        exp = sub.add_parser(name, help=f"a gap experiment: {about}")
+        if name == "tfinit":
+            exp.add_argument("--algo", default="sac", choices=ON_POLICY + OFF_POLICY)
+        exp.add_argument("--env", default="HalfCheetah", choices=TASKS)
+        exp.add_argument("--seeds", nargs="+", type=int, default=seeds)
+        exp.add_argument("--steps", type=int, default=steps)
+        exp.add_argument("--data_dir", default=DEFAULT_DATA)
     physics = sub.add_parser("physics", help="a gap experiment: the tasks under other "
                              "releases of the mujoco engine")
     physics.add_argument("--versions", nargs="+",
                          default=["2.3.3", "3.0.1", "3.2.7", "3.3.7", "3.8.1", "3.17.0"])
     physics.add_argument("--steps", type=int, default=1000)
     physics.add_argument("--data_dir", default=DEFAULT_DATA)
-    tanheps = sub.add_parser("tanheps", help="a gap experiment: SAC with the floored tanh "
-                             "correction")
-    tanheps.add_argument("--env", default="HalfCheetah", choices=TASKS)
-    tanheps.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    tanheps.add_argument("--steps", type=int, default=40_000)
-    tanheps.add_argument("--data_dir", default=DEFAULT_DATA)
-    sb3 = sub.add_parser("sb3", help="a gap experiment: Stable-Baselines3's SAC with "
-                         "Spinning Up's defaults")
-    sb3.add_argument("--env", default="HalfCheetah", choices=TASKS)
-    sb3.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    sb3.add_argument("--steps", type=int, default=40_000)
-    sb3.add_argument("--data_dir", default=DEFAULT_DATA)
     args = parser.parse_args(argv)
     if args.command == "run" and args.seeds:
         allowed = sorted({seed for part in args.part if part in SCALES[args.scale]
-                          for seed in SCALES[args.scale][part][2]} | set(getattr(args, "extra_seeds", None) or ()))
+                          for seed in SCALES[args.scale][part][2]} | set(args.extra_seeds or ()))
         if not set(args.seeds) <= set(allowed):
             parser.error(f"run: --seeds {' '.join(map(str, args.seeds))}: the parts chosen "
                          f"at --scale {args.scale} have seeds {allowed}")
+    if args.command == "physics" and args.steps < 1:
+        parser.error(f"physics: --steps {args.steps}: give a positive number of states")
     if args.command in ("tfinit", "tanheps", "sb3") and (args.steps < STEPS_PER_EPOCH
                                      or args.steps % STEPS_PER_EPOCH):
         parser.error(f"{args.command}: --steps {args.steps}: give a positive multiple of "
@@ -853,7 +848,11 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("mujoco: interrupted; the same command continues where the runs stopped")
         return 130
-    except (GridError, LaunchError, FileExistsError) as e:
+    except subprocess.CalledProcessError as e:
+        print(f"mujoco {args.command}: {' '.join(e.cmd)} failed (exit {e.returncode}); "
+              "check the version or package name and the connection to the package index")
+        return 1
+    except (GridError, LaunchError, FileExistsError, RuntimeError) as e:
         print(f"mujoco: {e}")
         return 1
 
