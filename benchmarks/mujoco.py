@@ -12,6 +12,7 @@
     python benchmarks/mujoco.py physics [--versions ...]   # the engine-version experiment
     python benchmarks/mujoco.py sb3 [--env --seeds --steps]  # SAC from another library
     python benchmarks/mujoco.py tanheps [--env --seeds --steps]  # SAC's floored tanh correction
+    python benchmarks/mujoco.py saturation [--algo --env --inits --seeds --steps]  # stuck actors
 
 ``run`` builds one ``ExperimentGrid`` per algorithm and part (tasks x seeds, every other
 argument at the algorithm's default, ``steps_per_epoch`` 4000) and runs all of them through
@@ -439,10 +440,16 @@ def cmd_tfinit(args):
     default one the TensorFlow way, one seed after another (each resumable), and copies each
     finished run to ``docs/benchmarks/mujoco/runs/experiments/<algo>-tfinit/<task>/s<seed>``.
     """
+    return _run_variant(args, "tfinit", _tf_init(args.algo))
+
+
+def _tf_init(algo):
+    """``algo``'s default actor-critic class with every ``nn.Linear`` re-initialised as
+    TensorFlow 1 does: Glorot-uniform weights, zero biases."""
     import importlib
 
     from torch import nn
-    base = importlib.import_module(f"spinup.algos.{args.algo}.core").MLPActorCritic
+    base = importlib.import_module(f"spinup.algos.{algo}.core").MLPActorCritic
 
     class TFInitActorCritic(base):
         """The default actor-critic with every linear layer initialised as TF1 does."""
@@ -454,7 +461,7 @@ def cmd_tfinit(args):
                     nn.init.xavier_uniform_(m.weight)
                     nn.init.zeros_(m.bias)
 
-    return _run_variant(args, "tfinit", TFInitActorCritic)
+    return TFInitActorCritic
 
 
 def cmd_tanheps(args):
@@ -525,6 +532,99 @@ def _run_variant(args, label, actor_critic):
                                    resume=osp.exists(checkpoint_path(out))))
         _commit_run(out, dst)
     return 0
+
+
+def cmd_saturation(args):
+    """The saturation count for a gap of a deterministic actor (DDPG, TD3): after a short
+    run, how many seeds have an actor whose actions all sit at the bounds?
+
+    These actors end in ``tanh``; once its inputs are large (|u| of 8 gives a slope of
+    about 5e-7) the policy gradient through it vanishes and the actor cannot move again,
+    whatever the critic learns. For each init of ``--inits`` (``default``: PyTorch's;
+    ``tf``: TF1's, as in ``tfinit``) and each seed of ``--seeds``, this trains ``--algo``
+    on ``--env`` for ``--steps`` steps (benchmark defaults otherwise, only the last model
+    saved), then runs 5 deterministic episodes of the final policy (reset seeds
+    1000-1004) and records their mean return and length, the share of actions within
+    0.01 of a bound (|tanh(u)| > 0.99), and the median of |u| over the actions and
+    dimensions. A seed counts
+    as stuck when at least 99% of its actions are at a bound. Rows go to
+    ``runs/experiments/saturation/<algo>-<task>.tsv`` (a seed already there is not run
+    again); the table for the page to ``saturation.inc``."""
+    import functools
+
+    import gymnasium as gym
+    import numpy as np
+    import pandas as pd
+    import torch
+
+    import spinup
+    torch.set_num_threads(1)
+    table = osp.join(RUNS_DIR, "experiments", "saturation", f"{args.algo}-{args.env}.tsv")
+    os.makedirs(osp.dirname(table), exist_ok=True)
+    rows = pd.read_table(table).to_dict("records") if osp.exists(table) else []
+    for init in args.inits:
+        for seed in args.seeds:
+            if any((r["init"], r["seed"], r["steps"]) == (init, seed, args.steps) for r in rows):
+                continue
+            out = osp.join(args.data_dir, "experiments", "saturation",
+                           f"{args.algo}-{init}_{args.env.lower()}-v5_s{seed}")
+            shutil.rmtree(out, ignore_errors=True)      # a short run: start it over
+            ac = getattr(spinup, args.algo)(
+                functools.partial(gym.make, f"{args.env}-v5"), seed=seed,
+                epochs=args.steps // STEPS_PER_EPOCH, steps_per_epoch=STEPS_PER_EPOCH,
+                save_freq=10**9, logger_kwargs=dict(output_dir=out, exp_name="saturation"),
+                **(dict(actor_critic=_tf_init(args.algo)) if init == "tf" else {}))
+            before_tanh = ac.pi.pi[:-1]                 # the actor's layers up to its tanh
+            env = gym.make(f"{args.env}-v5")
+            low, high = env.action_space.low, env.action_space.high
+            rets, lens, us = [], [], []
+            for episode in range(5):
+                obs, _ = env.reset(seed=1000 + episode)
+                rets.append(0.0)
+                for t in range(1000):
+                    with torch.no_grad():
+                        us.append(before_tanh(torch.as_tensor(obs, dtype=torch.float32)))
+                    act = low + (torch.tanh(us[-1]).numpy() + 1) / 2 * (high - low)
+                    obs, rew, term, trunc, _ = env.step(act)
+                    rets[-1] += rew
+                    if term or trunc:
+                        break
+                lens.append(t + 1)
+            u = torch.stack(us).abs()
+            row = dict(init=init, seed=seed, steps=args.steps, ret=np.mean(rets),
+                       len=np.mean(lens),
+                       at_bound=float((torch.tanh(u) > 0.99).float().mean()),
+                       median_abs_u=float(u.median()))
+            print(f"saturation {args.algo} {args.env} init {init} seed {seed}: " +
+                  ", ".join(f"{k} {v:.3g}" for k, v in row.items()
+                            if k not in ("init", "seed")))
+            rows.append(row)
+            pd.DataFrame(rows).to_csv(table, sep="\t", index=False)
+    _write_saturation()
+    return 0
+
+
+def _write_saturation():
+    """saturation.inc: one line per (algorithm, task, init, steps) of the saturation
+    count: seeds, seeds stuck, and each seed's return / share of actions at a bound."""
+    import glob
+
+    import pandas as pd
+    lines = [".. list-table:: Saturated actors: deterministic test episodes of the policy "
+             "after a short run (5 episodes per seed)", "   :header-rows: 1", "",
+             "   * - algorithm, task", "     - init", "     - steps", "     - seeds stuck",
+             "     - per seed: return (share of actions at a bound)"]
+    for path in sorted(glob.glob(osp.join(RUNS_DIR, "experiments", "saturation", "*.tsv"))):
+        algo, task = osp.basename(path)[:-4].split("-", 1)
+        for (init, steps), g in pd.read_table(path).groupby(["init", "steps"], sort=False):
+            g = g.sort_values("seed")
+            lines += [f"   * - {algo.upper()}, {task}", f"     - {init}",
+                      f"     - {steps // 1000}k",
+                      f"     - {int((g.at_bound >= 0.99).sum())} of {len(g)}",
+                      "     - " + ", ".join(f"s{s}: {r:.0f} ({b:.2f})" for s, r, b in
+                                            zip(g.seed, g.ret, g.at_bound))]
+    with open(osp.join(PAGE_DIR, "saturation.inc"), "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 # One engine's step from given states. Run in a subprocess whose path starts with one
@@ -817,6 +917,14 @@ def main(argv=None):
         exp.add_argument("--seeds", nargs="+", type=int, default=seeds)
         exp.add_argument("--steps", type=int, default=steps)
         exp.add_argument("--data_dir", default=DEFAULT_DATA)
+    sat = sub.add_parser("saturation", help="a gap experiment: how many seeds of a "
+                         "deterministic actor end with every action at a bound")
+    sat.add_argument("--algo", default="ddpg", choices=["ddpg", "td3"])
+    sat.add_argument("--env", default="Hopper", choices=TASKS)
+    sat.add_argument("--inits", nargs="+", default=["default", "tf"], choices=["default", "tf"])
+    sat.add_argument("--seeds", nargs="+", type=int, default=list(range(10)))
+    sat.add_argument("--steps", type=int, default=12_000)
+    sat.add_argument("--data_dir", default=DEFAULT_DATA)
     physics = sub.add_parser("physics", help="a gap experiment: the tasks under other "
                              "releases of the mujoco engine")
     physics.add_argument("--versions", nargs="+",
@@ -832,7 +940,7 @@ def main(argv=None):
                          f"at --scale {args.scale} have seeds {allowed}")
     if args.command == "physics" and args.steps < 1:
         parser.error(f"physics: --steps {args.steps}: give a positive number of states")
-    if args.command in ("tfinit", "tanheps", "sb3") and (args.steps < STEPS_PER_EPOCH
+    if args.command in ("tfinit", "tanheps", "sb3", "saturation") and (args.steps < STEPS_PER_EPOCH
                                      or args.steps % STEPS_PER_EPOCH):
         parser.error(f"{args.command}: --steps {args.steps}: give a positive multiple of "
                      f"{STEPS_PER_EPOCH} (the steps per epoch)")
@@ -844,7 +952,7 @@ def main(argv=None):
         return {"run": cmd_run, "collect": cmd_collect, "report": cmd_report,
                 "reference": cmd_reference, "speed": cmd_speed, "tfinit": cmd_tfinit,
                 "physics": cmd_physics, "sb3": cmd_sb3,
-                "tanheps": cmd_tanheps}[args.command](args)
+                "tanheps": cmd_tanheps, "saturation": cmd_saturation}[args.command](args)
     except KeyboardInterrupt:
         print("mujoco: interrupted; the same command continues where the runs stopped")
         return 130

@@ -163,3 +163,35 @@ def test_extra_seeds_are_planned_collected_and_checked(tmp_path, monkeypatch):
     with pytest.raises(SystemExit) as err:
         harness.main(["run", "--part", "offpolicy", "--seeds", "2", "--data_dir", str(data)])
     assert err.value.code == 2
+
+
+def test_saturation_counts_stuck_seeds_and_skips_measured_ones(tmp_path, monkeypatch,
+                                                                  one_thread):
+    """``saturation`` trains each (init, seed), measures the final deterministic policy and
+    appends one row per run; a rerun measures nothing again; the page's table counts a
+    seed as stuck when at least 99% of its actions are at a bound."""
+    pytest.importorskip("mujoco")
+    harness = _harness()
+    monkeypatch.setattr(harness, "STEPS_PER_EPOCH", 600)
+    monkeypatch.setattr(harness, "RUNS_DIR", str(tmp_path / "runs"))
+    monkeypatch.setattr(harness, "PAGE_DIR", str(tmp_path))
+    argv = ["saturation", "--seeds", "0", "--steps", "1200", "--data_dir", str(tmp_path / "d")]
+    assert harness.main(argv) == 0
+    table = tmp_path / "runs" / "experiments" / "saturation" / "ddpg-Hopper.tsv"
+    rows = pd.read_table(table)
+    assert list(rows["init"]) == ["default", "tf"] and set(rows["steps"]) == {1200}
+    assert ((rows["at_bound"] >= 0) & (rows["at_bound"] <= 1)).all()
+    assert (rows["len"] >= 1).all() and (rows["median_abs_u"] > 0).all()
+    before = table.read_text()
+    assert harness.main(argv) == 0
+    assert table.read_text() == before
+
+    rows = pd.DataFrame(dict(init="default", seed=[0, 1, 2], steps=12_000, ret=[38, 300, 200],
+                             len=[22, 150, 90], at_bound=[1.0, 0.98, 0.2], median_abs_u=1.0))
+    rows.to_csv(table, sep="\t", index=False)
+    harness._write_saturation()
+    inc = (tmp_path / "saturation.inc").read_text()
+    assert "     - 1 of 3" in inc and "s0: 38 (1.00), s1: 300 (0.98), s2: 200 (0.20)" in inc
+    with pytest.raises(SystemExit) as err:
+        harness.main(["saturation", "--steps", "100"])
+    assert err.value.code == 2
