@@ -307,8 +307,11 @@ def _at(table, steps, algo, window=60_000):
 
 
 def _cell(values):
+    """"mean ± std (seeds)" of per-seed values; a seed without a value (the reference
+    TSV has a few blank evaluations) is not counted."""
     if values is None:
         return "--"
+    values = values.dropna()
     return f"{values.mean():.0f} ± {values.std(ddof=0):.0f} ({len(values)})"
 
 

@@ -129,6 +129,9 @@ def test_performance_at_a_mark_uses_the_reference_grid_for_both():
     ours_1m["perf"] = ours_1m["steps"] / 1000.0
     for table in (ppo_ref, ours_1m):
         assert harness._at(table, 1_000_000, "ppo").tolist() == [(944 + 964 + 984) / 3]
+    # A seed with no value at the mark (blank cells in the reference TSV) is not counted.
+    assert harness._cell(pd.Series([1.0, 3.0, np.nan])) == "2 ± 1 (2)"
+    assert harness._cell(None) == "--"
 
 
 def test_extra_seeds_are_planned_collected_and_checked(tmp_path, monkeypatch):
