@@ -963,7 +963,7 @@ def main(argv=None):
         print(f"mujoco {args.command}: {' '.join(e.cmd)} failed (exit {e.returncode}); "
               "check the version or package name and the connection to the package index")
         return 1
-    except (GridError, LaunchError, FileExistsError, RuntimeError) as e:
+    except (GridError, LaunchError, FileExistsError, RuntimeError, ValueError) as e:
         print(f"mujoco: {e}")
         return 1
 

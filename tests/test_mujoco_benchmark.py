@@ -198,3 +198,8 @@ def test_saturation_counts_stuck_seeds_and_skips_measured_ones(tmp_path, monkeyp
     with pytest.raises(SystemExit) as err:
         harness.main(["saturation", "--steps", "100"])
     assert err.value.code == 2
+    # A value the algorithm refuses is its one message and exit 1, nothing written.
+    bad = tmp_path / "bad"
+    assert harness.main(["saturation", "--seeds", "-1", "--inits", "default",
+                         "--data_dir", str(bad)]) == 1
+    assert not bad.exists()
