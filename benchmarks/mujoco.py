@@ -723,19 +723,21 @@ def cmd_physics(args):
 
 
 def cmd_sb3(args):
-    """The independent-implementation control for a SAC gap: Stable-Baselines3's SAC
-    with Spinning Up's defaults on the same task, evaluated as the benchmark evaluates.
+    """The independent-implementation control for a SAC or TD3 gap: Stable-Baselines3's
+    algorithm (``--algo``) with Spinning Up's defaults on the same task, evaluated as the
+    benchmark evaluates.
 
-    Settings: 256x256 ReLU networks, learning rate 1e-3 for every network, batch 100,
-    replay 1M, ``gamma`` 0.99, ``tau`` 0.005 (``polyak`` 0.995), fixed ``alpha`` 0.2,
-    50 environment steps then 50 updates, updates from step 1000 and uniform random
-    actions for the first 10000 steps (SB3 ties the random phase to ``learning_starts``;
-    a subclass keeps them apart as Spinning Up does). Every 4000 steps: 10 deterministic
-    episodes on a separate environment. SB3 is imported from ``<data_dir>/sb3``
-    (``pip install --no-deps --target <data_dir>/sb3 stable-baselines3``; its other
-    requirements are this project's). Each seed's ``progress.txt`` (Epoch,
-    TotalEnvInteracts, AverageTestEpRet, Time) goes to
-    ``docs/benchmarks/mujoco/runs/experiments/sb3-sac/<task>/s<seed>``.
+    Settings both: 256x256 ReLU networks, learning rate 1e-3 for every network, batch 100,
+    replay 1M, ``gamma`` 0.99, ``tau`` 0.005 (``polyak`` 0.995), 50 environment steps then
+    50 updates, updates from step 1000 and uniform random actions for the first 10000
+    steps (SB3 ties the random phase to ``learning_starts``; a subclass keeps them apart
+    as Spinning Up does). SAC: fixed ``alpha`` 0.2. TD3: Gaussian action noise of std 0.1,
+    target noise 0.2 clipped at 0.5, the actor and the targets updated every second
+    update. Every 4000 steps: 10 deterministic episodes on a separate environment. SB3 is
+    imported from ``<data_dir>/sb3`` (``pip install --no-deps --target <data_dir>/sb3
+    stable-baselines3``; its other requirements are this project's). Each seed's
+    ``progress.txt`` (Epoch, TotalEnvInteracts, AverageTestEpRet, Time) goes to
+    ``docs/benchmarks/mujoco/runs/experiments/sb3-<algo>/<task>/s<seed>``.
     """
     import time
 
@@ -745,8 +747,9 @@ def cmd_sb3(args):
     import torch
     sys.path.insert(0, osp.join(osp.abspath(args.data_dir), "sb3"))
     try:
-        from stable_baselines3 import SAC
+        from stable_baselines3 import SAC, TD3
         from stable_baselines3.common.callbacks import BaseCallback
+        from stable_baselines3.common.noise import NormalActionNoise
     except ImportError:
         raise SystemExit(f"sb3: Stable-Baselines3 is not in {args.data_dir}/sb3; install it "
                          f"with: pip install --no-deps --target {args.data_dir}/sb3 "
@@ -754,12 +757,16 @@ def cmd_sb3(args):
     torch.set_num_threads(1)
     start_steps = 10_000
 
-    class SpinningUpSAC(SAC):
-        """Random actions for the first ``start_steps`` steps, whatever ``learning_starts``."""
+    def spinning_up_start(base):
+        """``base`` with random actions for the first ``start_steps`` steps, whatever
+        ``learning_starts``."""
 
-        def _sample_action(self, learning_starts, action_noise=None, n_envs=1):
-            return super()._sample_action(max(learning_starts, start_steps), action_noise,
-                                          n_envs)
+        class SpinningUpStart(base):
+            def _sample_action(self, learning_starts, action_noise=None, n_envs=1):
+                return super()._sample_action(max(learning_starts, start_steps), action_noise,
+                                              n_envs)
+
+        return SpinningUpStart
 
     class Evaluate(BaseCallback):
         """10 deterministic test episodes at the end of every 4000-step epoch."""
@@ -783,28 +790,34 @@ def cmd_sb3(args):
                                       TotalEnvInteracts=self.num_timesteps,
                                       AverageTestEpRet=np.mean(rets),
                                       Time=time.time() - self.t0))
-                print(f"sb3-sac {args.env} s{self.model.seed} steps {self.num_timesteps} "
+                print(f"sb3-{args.algo} {args.env} s{self.model.seed} steps {self.num_timesteps} "
                       f"test {np.mean(rets):.1f}", flush=True)
             return True
 
     for seed in args.seeds:
-        dst = osp.join(RUNS_DIR, "experiments", "sb3-sac", args.env, f"s{seed}")
+        dst = osp.join(RUNS_DIR, "experiments", f"sb3-{args.algo}", args.env, f"s{seed}")
         if _rows(dst) >= args.steps // STEPS_PER_EPOCH:
             continue
         env, test_env = gym.make(f"{args.env}-v5"), gym.make(f"{args.env}-v5")
         test_env.reset(seed=seed + 1)
-        model = SpinningUpSAC("MlpPolicy", env, learning_rate=1e-3, buffer_size=1_000_000,
-                              learning_starts=1000, batch_size=100, tau=0.005, gamma=0.99,
-                              train_freq=50, gradient_steps=50, ent_coef=0.2,
-                              policy_kwargs=dict(net_arch=[256, 256]), seed=seed,
-                              device="cpu")
+        common = dict(learning_rate=1e-3, buffer_size=1_000_000, learning_starts=1000,
+                      batch_size=100, tau=0.005, gamma=0.99, train_freq=50, gradient_steps=50,
+                      policy_kwargs=dict(net_arch=[256, 256]), seed=seed, device="cpu")
+        if args.algo == "sac":
+            model = spinning_up_start(SAC)("MlpPolicy", env, ent_coef=0.2, **common)
+        else:
+            n = env.action_space.shape[0]
+            model = spinning_up_start(TD3)(
+                "MlpPolicy", env, policy_delay=2, target_policy_noise=0.2,
+                target_noise_clip=0.5,
+                action_noise=NormalActionNoise(np.zeros(n), 0.1 * np.ones(n)), **common)
         callback = Evaluate(test_env)
         model.learn(total_timesteps=args.steps, callback=callback)
         os.makedirs(dst, exist_ok=True)
         pd.DataFrame(callback.rows).to_csv(osp.join(dst, "progress.txt"), sep="\t",
                                            index=False)
         with open(osp.join(dst, "config.json"), "w") as f:
-            json.dump(dict(exp_name=f"sb3-sac_{args.env.lower()}-v5", library="stable-baselines3",
+            json.dump(dict(exp_name=f"sb3-{args.algo}_{args.env.lower()}-v5", library="stable-baselines3",
                            version=__import__("stable_baselines3").__version__, seed=seed,
                            steps=args.steps, see=cmd_sb3.__doc__.split("\n\n")[1]), f,
                       indent=1)
@@ -912,10 +925,13 @@ def main(argv=None):
     for name, about, seeds, steps in (
             ("tfinit", "TF1's layer initialisation", [0, 1], 300_000),
             ("tanheps", "SAC with the floored tanh correction", [0, 1, 2], 40_000),
-            ("sb3", "Stable-Baselines3's SAC with Spinning Up's defaults", [0, 1, 2], 40_000)):
+            ("sb3", "Stable-Baselines3's SAC or TD3 with Spinning Up's defaults", [0, 1, 2],
+             40_000)):
         exp = sub.add_parser(name, help=f"a gap experiment: {about}")
         if name == "tfinit":
             exp.add_argument("--algo", default="sac", choices=ON_POLICY + OFF_POLICY)
+        if name == "sb3":
+            exp.add_argument("--algo", default="sac", choices=["sac", "td3"])
         exp.add_argument("--env", default="HalfCheetah", choices=TASKS)
         exp.add_argument("--seeds", nargs="+", type=int, default=seeds)
         exp.add_argument("--steps", type=int, default=steps)
