@@ -757,16 +757,12 @@ def cmd_sb3(args):
     torch.set_num_threads(1)
     start_steps = 10_000
 
-    def spinning_up_start(base):
-        """``base`` with random actions for the first ``start_steps`` steps, whatever
-        ``learning_starts``."""
+    class SpinningUpStart({"sac": SAC, "td3": TD3}[args.algo]):
+        """Random actions for the first ``start_steps`` steps, whatever ``learning_starts``."""
 
-        class SpinningUpStart(base):
-            def _sample_action(self, learning_starts, action_noise=None, n_envs=1):
-                return super()._sample_action(max(learning_starts, start_steps), action_noise,
-                                              n_envs)
-
-        return SpinningUpStart
+        def _sample_action(self, learning_starts, action_noise=None, n_envs=1):
+            return super()._sample_action(max(learning_starts, start_steps), action_noise,
+                                          n_envs)
 
     class Evaluate(BaseCallback):
         """10 deterministic test episodes at the end of every 4000-step epoch."""
@@ -803,21 +799,19 @@ def cmd_sb3(args):
         common = dict(learning_rate=1e-3, buffer_size=1_000_000, learning_starts=1000,
                       batch_size=100, tau=0.005, gamma=0.99, train_freq=50, gradient_steps=50,
                       policy_kwargs=dict(net_arch=[256, 256]), seed=seed, device="cpu")
-        if args.algo == "sac":
-            model = spinning_up_start(SAC)("MlpPolicy", env, ent_coef=0.2, **common)
-        else:
-            n = env.action_space.shape[0]
-            model = spinning_up_start(TD3)(
-                "MlpPolicy", env, policy_delay=2, target_policy_noise=0.2,
-                target_noise_clip=0.5,
-                action_noise=NormalActionNoise(np.zeros(n), 0.1 * np.ones(n)), **common)
+        n = env.action_space.shape[0]
+        own = dict(ent_coef=0.2) if args.algo == "sac" else dict(
+            policy_delay=2, target_policy_noise=0.2, target_noise_clip=0.5,
+            action_noise=NormalActionNoise(np.zeros(n), 0.1 * np.ones(n)))
+        model = SpinningUpStart("MlpPolicy", env, **own, **common)
         callback = Evaluate(test_env)
         model.learn(total_timesteps=args.steps, callback=callback)
         os.makedirs(dst, exist_ok=True)
         pd.DataFrame(callback.rows).to_csv(osp.join(dst, "progress.txt"), sep="\t",
                                            index=False)
         with open(osp.join(dst, "config.json"), "w") as f:
-            json.dump(dict(exp_name=f"sb3-{args.algo}_{args.env.lower()}-v5", library="stable-baselines3",
+            json.dump(dict(exp_name=f"sb3-{args.algo}_{args.env.lower()}-v5",
+                           library="stable-baselines3",
                            version=__import__("stable_baselines3").__version__, seed=seed,
                            steps=args.steps, see=cmd_sb3.__doc__.split("\n\n")[1]), f,
                       indent=1)
