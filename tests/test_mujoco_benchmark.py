@@ -203,3 +203,28 @@ def test_saturation_counts_stuck_seeds_and_skips_measured_ones(tmp_path, monkeyp
     assert harness.main(["saturation", "--seeds", "-1", "--inits", "default",
                          "--data_dir", str(bad)]) == 1
     assert not bad.exists()
+
+
+def test_nocontact_runs_ant_without_contact_forces(tmp_path, monkeypatch, one_thread):
+    """``nocontact`` trains on Ant-v5 made without the contact cost and without the contact
+    forces in the observation (27 numbers), records that in the run's config, commits the
+    finished run under ``experiments/<algo>-nocontact/Ant``, and refuses any other task."""
+    pytest.importorskip("mujoco")
+    harness = _harness()
+    monkeypatch.setattr(harness, "STEPS_PER_EPOCH", 200)
+    monkeypatch.setattr(harness, "RUNS_DIR", str(tmp_path / "runs"))
+    argv = ["nocontact", "--algo", "ppo", "--seeds", "0", "--steps", "400",
+            "--data_dir", str(tmp_path / "d")]
+    assert harness.main(argv) == 0
+    run = tmp_path / "runs" / "experiments" / "ppo-nocontact" / "Ant" / "s0"
+    assert len(pd.read_table(run / "progress.txt")) == 2
+    config = json.loads((run / "config.json").read_text())
+    assert "'Ant-v5', contact_cost_weight=0.0, include_cfrc_ext_in_observation=False" \
+        in config["env_fn"]
+    from spinup.utils.test_policy import load_pytorch_policy
+    name = "ppo-nocontact_ant-v5"
+    get_action = load_pytorch_policy(str(tmp_path / "d" / "experiments" / name / f"{name}_s0"))
+    assert get_action(np.zeros(27, dtype=np.float32)).shape == (8,)    # the policy sees 27
+    with pytest.raises(SystemExit) as err:
+        harness.main(["nocontact", "--env", "Hopper"])
+    assert err.value.code == 2
