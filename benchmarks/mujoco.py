@@ -549,7 +549,6 @@ def cmd_nocontact(args):
     velocities, the same information the reference's policy had); everything else, the
     algorithm's arguments included, is as in the benchmark. Runs go to
     ``docs/benchmarks/mujoco/runs/experiments/<algo>-nocontact/Ant/s<seed>``."""
-    args.env = "Ant"
     return _run_variant(args, "nocontact", env_kwargs=dict(
         contact_cost_weight=0.0, include_cfrc_ext_in_observation=False))
 
@@ -947,7 +946,9 @@ def main(argv=None):
             exp.add_argument("--algo", default="sac", choices=ON_POLICY + OFF_POLICY)
         if name == "sb3":
             exp.add_argument("--algo", default="sac", choices=["sac", "td3"])
-        if name != "nocontact":                 # nocontact is about Ant alone
+        if name == "nocontact":                 # about Ant alone: no --env to give
+            exp.set_defaults(env="Ant")
+        else:
             exp.add_argument("--env", default="HalfCheetah", choices=TASKS)
         exp.add_argument("--seeds", nargs="+", type=int, default=seeds)
         exp.add_argument("--steps", type=int, default=steps)
