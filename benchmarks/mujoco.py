@@ -11,7 +11,7 @@
     python benchmarks/mujoco.py tfinit [--algo --env --seeds]  # the initialisation experiment
     python benchmarks/mujoco.py physics [--versions ...]   # the engine-version experiment
     python benchmarks/mujoco.py sb3 [--algo --env --seeds --steps]  # SAC/TD3 from SB3
-    python benchmarks/mujoco.py nocontact [--algo --seeds --steps]  # Ant as Ant-v2 ran
+    python benchmarks/mujoco.py nocontact [--algo --seeds --steps --tfinit]  # Ant as Ant-v2 ran
     python benchmarks/mujoco.py tanheps [--env --seeds --steps]  # SAC's floored tanh correction
     python benchmarks/mujoco.py saturation [--algo --env --inits --seeds --steps]  # stuck actors
 
@@ -548,9 +548,15 @@ def cmd_nocontact(args):
     ``include_cfrc_ext_in_observation=False`` (27 observed numbers: the positions and
     velocities, the same information the reference's policy had); everything else, the
     algorithm's arguments included, is as in the benchmark. Runs go to
-    ``docs/benchmarks/mujoco/runs/experiments/<algo>-nocontact/Ant/s<seed>``."""
-    return _run_variant(args, "nocontact", env_kwargs=dict(
-        contact_cost_weight=0.0, include_cfrc_ext_in_observation=False))
+    ``docs/benchmarks/mujoco/runs/experiments/<algo>-nocontact/Ant/s<seed>``.
+
+    With ``--tfinit`` the layers also start as TensorFlow 1's do (see ``cmd_tfinit``): the
+    reference's task and the reference's initialisation together. Those runs go to
+    ``<algo>-nocontact-tfinit``."""
+    return _run_variant(args, "nocontact-tfinit" if args.tfinit else "nocontact",
+                        _tf_init(args.algo) if args.tfinit else None,
+                        env_kwargs=dict(contact_cost_weight=0.0,
+                                        include_cfrc_ext_in_observation=False))
 
 
 def cmd_saturation(args):
@@ -948,6 +954,8 @@ def main(argv=None):
             exp.add_argument("--algo", default="sac", choices=["sac", "td3"])
         if name == "nocontact":                 # about Ant alone: no --env to give
             exp.set_defaults(env="Ant")
+            exp.add_argument("--tfinit", action="store_true",
+                             help="also start every layer as TF1 does (as in tfinit)")
         else:
             exp.add_argument("--env", default="HalfCheetah", choices=TASKS)
         exp.add_argument("--seeds", nargs="+", type=int, default=seeds)

@@ -225,6 +225,24 @@ def test_nocontact_runs_ant_without_contact_forces(tmp_path, monkeypatch, one_th
     name = "ppo-nocontact_ant-v5"
     get_action = load_pytorch_policy(str(tmp_path / "d" / "experiments" / name / f"{name}_s0"))
     assert get_action(np.zeros(27, dtype=np.float32)).shape == (8,)    # the policy sees 27
+    # --tfinit: the same task, every layer started as TF1 does (zero biases), its own folder.
+    import gymnasium as gym
+    import torch
+
+    import spinup
+    seen = []
+
+    def spy(env_fn, actor_critic=None, **kwargs):
+        seen.append(actor_critic)
+        return real(env_fn, actor_critic=actor_critic, **kwargs)
+    real = spinup.ppo
+    monkeypatch.setattr(spinup, "ppo", spy)
+    assert harness.main(argv + ["--tfinit"]) == 0
+    tf_run = tmp_path / "runs" / "experiments" / "ppo-nocontact-tfinit" / "Ant" / "s0"
+    assert len(pd.read_table(tf_run / "progress.txt")) == 2
+    ac = seen[0](gym.make("Ant-v5", include_cfrc_ext_in_observation=False).observation_space,
+                 gym.spaces.Box(-1, 1, (8,)))
+    assert all(torch.all(m.bias == 0) for m in ac.modules() if isinstance(m, torch.nn.Linear))
     with pytest.raises(SystemExit) as err:
         harness.main(["nocontact", "--env", "Hopper"])
     assert err.value.code == 2
