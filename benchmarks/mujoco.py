@@ -6,6 +6,7 @@
                                     [--launcher local|ray] [--ray_address ADDR]
                                     [--data_dir DIR]
     python benchmarks/mujoco.py collect [--data_dir DIR]     # copy finished runs into the repo
+    python benchmarks/mujoco.py verify [--algos --envs --seeds] [--record]  # rerun epoch 1
     python benchmarks/mujoco.py report                       # figures + tables for the docs page
     python benchmarks/mujoco.py speed                        # hours per 1M steps (idle machine)
     python benchmarks/mujoco.py tfinit [--algo --env --seeds]  # the initialisation experiment
@@ -254,6 +255,79 @@ def cmd_collect(args):
         copied += 1
     print(f"mujoco: {copied} new finished run(s) copied to {osp.relpath(RUNS_DIR, ROOT)}")
     return 0
+
+
+# ---- verify: the committed runs are what the code gives on this machine ----
+
+#: Which machine reproduces the committed runs: the numbers signature
+#: (spinup.utils.provenance) of a machine on which ``verify --record`` found every first
+#: epoch it reran equal to the committed row, digit for digit. The runs themselves were
+#: made before runs recorded their provenance.
+VERIFIED = osp.join(RUNS_DIR, "here", "verified.json")
+
+
+def first_epoch(run_dir, out_dir):
+    """Rerun the first epoch of the committed run in ``run_dir`` with its task, seed and
+    epoch size (every other argument at the algorithm's default, as ``run`` made it).
+
+    Returns:
+        (committed, rerun): the two first rows as pandas Series, ``Time`` dropped.
+    """
+    import re
+
+    import gymnasium as gym
+    import pandas as pd
+
+    import spinup
+    with open(osp.join(run_dir, "config.json")) as f:
+        config = json.load(f)
+    env_id = re.fullmatch(r".*gym\.make\('([^']+)'\)", config["env_fn"]).group(1)
+    getattr(spinup, config["_algorithm"])(
+        lambda: gym.make(env_id), seed=config["seed"], epochs=1,
+        steps_per_epoch=config["steps_per_epoch"],
+        logger_kwargs=dict(output_dir=out_dir, exp_name="rerun"))
+    committed = pd.read_table(osp.join(run_dir, "progress.txt")).iloc[0]
+    rerun = pd.read_table(osp.join(out_dir, "progress.txt")).iloc[0]
+    return committed.drop("Time"), rerun.drop("Time")
+
+
+def cmd_verify(args):
+    """Rerun epoch 1 of each selected committed run (``here`` scale) and compare it with
+    the committed row exactly. With ``--record``, when all agree, write this machine's
+    numbers signature and the runs checked to ``runs/here/verified.json``."""
+    import datetime
+    import tempfile
+
+    import numpy as np
+
+    from spinup.utils.provenance import numbers_signature, provenance
+    runs = [r for r in plan("here", ["onpolicy", "offpolicy"], args.algos, args.envs,
+                            only_seeds=args.seeds, extra_seeds=range(10))
+            if _rows(committed_dir("here", r["part"], r["algo"], r["task"], r["seed"]))]
+    if not runs:
+        raise ValueError("verify: no committed run matches --algos/--envs/--seeds")
+    checked, differ = [], []
+    for r in runs:
+        src = committed_dir("here", r["part"], r["algo"], r["task"], r["seed"])
+        with tempfile.TemporaryDirectory() as out:
+            committed, rerun = first_epoch(src, out)
+        same = np.array_equal(committed.to_numpy(float), rerun.to_numpy(float), equal_nan=True)
+        name = osp.relpath(src, osp.join(RUNS_DIR, "here"))
+        (checked if same else differ).append(name)
+        where = ", ".join(committed.index[committed.ne(rerun)])
+        print(f"{name:24s} {'equal' if same else 'DIFFERS in ' + where}", flush=True)
+    print(f"mujoco verify: {len(checked)} of {len(runs)} first epochs equal to the committed rows")
+    if args.record and not differ:
+        with open(VERIFIED, "w") as f:
+            json.dump(dict(signature=numbers_signature(provenance()), cpu=provenance()["cpu"],
+                           date=datetime.date.today().isoformat(), runs=sorted(checked),
+                           command="python benchmarks/mujoco.py verify --record"),
+                      f, indent=4, sort_keys=True)
+            f.write("\n")
+        print(f"mujoco verify: wrote {osp.relpath(VERIFIED, ROOT)}")
+    elif args.record:
+        print("mujoco verify: some rows differ: nothing recorded")
+    return 1 if differ else 0
 
 
 # ---- report: figures and tables ----
@@ -931,6 +1005,14 @@ def main(argv=None):
     run.add_argument("--data_dir", default=DEFAULT_DATA)
     col = sub.add_parser("collect", help="copy finished runs into docs/benchmarks/mujoco/runs")
     col.add_argument("--data_dir", default=DEFAULT_DATA)
+    ver = sub.add_parser("verify", help="rerun the first epoch of committed runs and "
+                         "compare exactly (--record: write verified.json)")
+    ver.add_argument("--algos", nargs="+", choices=ON_POLICY + OFF_POLICY)
+    ver.add_argument("--envs", nargs="+", choices=TASKS)
+    ver.add_argument("--seeds", nargs="+", type=int)
+    ver.add_argument("--record", action="store_true",
+                     help="when every row is equal, record this machine as one that "
+                          "reproduces the runs")
     sub.add_parser("report", help="write the page's figures and tables")
     sub.add_parser("reference", help="unpack the reference TSV for the plotter")
     speed = sub.add_parser("speed", help="hours per 1M steps per algorithm (idle machine!)")
@@ -996,7 +1078,8 @@ def main(argv=None):
         return {"run": cmd_run, "collect": cmd_collect, "report": cmd_report,
                 "reference": cmd_reference, "speed": cmd_speed, "tfinit": cmd_tfinit,
                 "physics": cmd_physics, "sb3": cmd_sb3, "nocontact": cmd_nocontact,
-                "tanheps": cmd_tanheps, "saturation": cmd_saturation}[args.command](args)
+                "tanheps": cmd_tanheps, "saturation": cmd_saturation,
+                "verify": cmd_verify}[args.command](args)
     except KeyboardInterrupt:
         print("mujoco: interrupted; the same command continues where the runs stopped")
         return 130

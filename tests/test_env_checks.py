@@ -166,13 +166,6 @@ def test_grid_run_names_a_missing_thunk_and_env(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
-def test_grid_threads_follow_an_explicit_omp_num_threads(tmp_path):
-    proc = run_cli("vpg", "--env", "CartPole-v1", "--epochs", 1, "--steps_per_epoch", 50,
-                   "--hid", "[8]", "--jobs", 1, "--data_dir", tmp_path,
-                   env=dict(OMP_NUM_THREADS="1"))
-    assert "1 at a time, 1 torch thread(s) each" in proc.stdout
-
-
 # ---- Command-line values ----
 
 @pytest.mark.parametrize("args, line", [

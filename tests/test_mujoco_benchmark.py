@@ -1,17 +1,32 @@
 """The committed MuJoCo benchmark curves are what the code produces, seed for seed.
 
 Each case reruns the first epoch of one committed run of ``benchmarks/mujoco.py``
-(``docs/benchmarks/mujoco/runs``) with the run's own ``config.json`` and compares the
-row with the committed ``progress.txt`` (``Time`` aside). Hopper is used because its
-first-epoch episodes are short, so the row hardly depends on floating-point details
-of the CPU the test runs on; on the machine that made the runs the rows are equal to
-the last digit, and the tolerance below only absorbs another CPU's rounding.
+(``docs/benchmarks/mujoco/runs``) with the run's own task, seed and epoch size and
+compares the row with the committed ``progress.txt`` (``Time`` aside).
+
+How closely depends on the machine (DESIGN 16). A run's numbers are fixed by its
+arguments, the library versions and the kind of CPU; ``runs/here/verified.json`` holds
+the numbers signature (:func:`spinup.utils.provenance.numbers_signature`) of a machine on
+which ``benchmarks/mujoco.py verify --record`` found every committed first epoch equal
+to the digit. On a machine with that signature the comparison is exact. Elsewhere:
+
+- the columns no rounding of torch can touch are still compared exactly: ``Epoch``,
+  ``TotalEnvInteracts``, and for an off-policy run whose first epoch is all uniform
+  random actions (``steps_per_epoch <= start_steps``) the training episodes' returns
+  and lengths: they come from the env and the seeded action sampler alone;
+- an on-policy run on Hopper acts with the untrained policy in short episodes, so
+  rounding moves its row only in the last digits: every column within rtol 1e-3 (as on
+  every machine tried: AVX2 and AVX-512, Intel and AMD);
+- an off-policy run takes 3000 gradient steps in its first epoch, and on a CPU with
+  other kernels its losses, Q-values and test returns are different numbers of the same
+  kind (SAC HalfCheetah on an AVX-512 Xeon: test return -117 against the committed
+  -157): they are checked to be finite, not compared.
 """
 import importlib.util
 import inspect
 import json
 import os.path as osp
-import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -31,22 +46,28 @@ def _harness():
     return module
 
 
-@pytest.mark.parametrize("algo,task,seed", CASES)
-def test_first_epoch_matches_committed_run(algo, task, seed, tmp_path, one_thread):
-    pytest.importorskip("mujoco")
-    import gymnasium as gym
+def _rounding_free(algo, config, columns, harness):
+    """The columns of a first epoch that no floating-point rounding of torch touches."""
+    free = {"Epoch", "TotalEnvInteracts"}
+    if algo in harness.OFF_POLICY and config["steps_per_epoch"] <= config["start_steps"]:
+        free |= {c for c in columns if c.endswith("EpRet") and not c.endswith("TestEpRet")}
+        free |= {"EpLen"}
+    return [c for c in columns if c in free]
 
+
+@pytest.mark.parametrize("algo,task,seed", CASES)
+def test_first_epoch_matches_committed_run(algo, task, seed, tmp_path):
+    pytest.importorskip("mujoco")
     import spinup
+    from spinup.utils.provenance import numbers_signature, provenance
     harness = _harness()
     run_dir = osp.join(RUNS, algo, task, f"s{seed}")
     with open(osp.join(run_dir, "config.json")) as f:
         config = json.load(f)
-    committed = pd.read_table(osp.join(run_dir, "progress.txt"))
 
     # The committed run is the harness's configuration: its task, seed and epoch size,
     # every other argument at the algorithm's default.
-    env_id = re.fullmatch(r".*gym\.make\('([^']+)'\)", config["env_fn"]).group(1)
-    assert env_id == f"{task}-v5"
+    assert config["env_fn"].endswith(f"gym.make('{task}-v5')") and config["_algorithm"] == algo
     part = "onpolicy" if algo in harness.ON_POLICY else "offpolicy"
     planned = [r for r in harness.plan("here", [part], [algo], [task]) if r["seed"] == seed]
     assert len(planned) == 1 and config["epochs"] == planned[0]["epochs"]
@@ -59,15 +80,57 @@ def test_first_epoch_matches_committed_run(algo, task, seed, tmp_path, one_threa
                                            "logger_kwargs", "actor_critic"):
             assert value == json.loads(json.dumps(defaults[key])), key
 
-    out = str(tmp_path / "rerun")
-    fn(lambda: gym.make(env_id), seed=seed, steps_per_epoch=config["steps_per_epoch"], epochs=1,
-       logger_kwargs=dict(output_dir=out, exp_name="rerun"))
-    rerun = pd.read_table(osp.join(out, "progress.txt"))
-    assert list(rerun.columns) == list(committed.columns)
-    cols = [c for c in committed.columns if c != "Time"]
-    np.testing.assert_allclose(rerun.loc[0, cols].to_numpy(float),
-                               committed.loc[0, cols].to_numpy(float), rtol=1e-3, atol=1e-6,
-                               err_msg=f"{algo} {task} s{seed}: first epoch differs")
+    committed, rerun = harness.first_epoch(run_dir, str(tmp_path / "rerun"))
+    assert list(rerun.index) == list(committed.index)
+    with open(harness.VERIFIED) as f:
+        verified = json.load(f)
+    assert f"{algo}/{task}/s{seed}" in verified["runs"]
+    here = numbers_signature(provenance())
+    if here == verified["signature"]:    # a machine that reproduces the runs: every digit
+        pd.testing.assert_series_equal(rerun, committed, check_exact=True, check_names=False)
+        return
+    other = sorted(k for k in here if here[k] != verified["signature"].get(k))
+    exact = _rounding_free(algo, config, committed.index, harness)
+    pd.testing.assert_series_equal(rerun[exact], committed[exact], check_exact=True,
+                                   check_names=False)
+    rest = [c for c in committed.index if c not in exact]
+    if algo in harness.ON_POLICY:
+        np.testing.assert_allclose(rerun[rest].to_numpy(float), committed[rest].to_numpy(float),
+                                   rtol=1e-3, atol=1e-6,
+                                   err_msg=f"{algo} {task} s{seed}: first epoch differs")
+        checked = f"the other {len(rest)} within rtol 1e-3"
+    else:
+        assert np.isfinite(rerun[rest].to_numpy(float)).all(), rerun[rest]
+        checked = f"the other {len(rest)} finite"
+    warnings.warn(f"{algo} {task} s{seed}: this machine's numbers signature differs from "
+                  f"verified.json's in {', '.join(other)}: {len(exact)} columns compared "
+                  f"exactly, {checked}")
+
+
+@pytest.mark.parametrize("algo", ["ddpg", "td3", "sac"])
+def test_columns_called_rounding_free_do_not_depend_on_the_networks(algo, tmp_path):
+    """The premise of the comparison on other machines: in an off-policy first epoch of
+    uniform random actions, the training episodes' columns come from the env and the
+    action sampler alone. Two runs whose networks differ in every number (other hidden
+    sizes), updates included, log the same values there and different losses."""
+    import gymnasium as gym
+
+    import spinup
+    harness = _harness()
+    rows = []
+    for hid in ((8,), (16, 16)):
+        out = str(tmp_path / f"hid{len(hid)}")
+        getattr(spinup, algo)(lambda: gym.make("Pendulum-v1"), ac_kwargs=dict(hidden_sizes=hid),
+                              seed=0, steps_per_epoch=400, epochs=1, start_steps=400,
+                              update_after=100, update_every=50, batch_size=32,
+                              num_test_episodes=1, logger_kwargs=dict(output_dir=out))
+        rows.append(pd.read_table(osp.join(out, "progress.txt")).iloc[0])
+    config = dict(steps_per_epoch=400, start_steps=400)
+    free = _rounding_free(algo, config, rows[0].index, harness)
+    assert "AverageEpRet" in free and "EpLen" in free and "LossQ" not in free
+    pd.testing.assert_series_equal(rows[0][free], rows[1][free], check_exact=True,
+                                   check_names=False)
+    assert rows[0]["LossQ"] != rows[1]["LossQ"]
 
 
 def test_long_run_continues_the_finished_short_run(tmp_path, monkeypatch, one_thread):

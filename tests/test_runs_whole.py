@@ -91,7 +91,7 @@ def test_api_overwrite_leaves_no_file_of_the_earlier_run(tmp_path):
     (run / "output.log").write_text("old log\n")
     assert "pyt_save/model2.pt" in listing(run) and "vars2.json" in listing(run)
     tiny_ppo(run, 1, overwrite=True)
-    assert listing(run) == ["config.json", "progress.txt", "pyt_save",
+    assert listing(run) == ["config.json", "progress.txt", "provenance.json", "pyt_save",
                             "pyt_save/checkpoint.pt", "pyt_save/model.pt",
                             "pyt_save/model0.pt", "vars.json", "vars0.json"]
     assert list(pd.read_table(run / "progress.txt")["Epoch"]) == [0]

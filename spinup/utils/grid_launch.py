@@ -602,6 +602,9 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
         jobs = resolve_jobs(jobs, num_cpu, oversubscribe)
     check_before_launch([r.kwargs["logger_kwargs"] for r in runs if r.state != "skip"],
                         1 if launcher == "ray" else num_cpu, oversubscribe)
+    # Each variant's share of the cores for the threads of OpenMP/MKL code outside torch
+    # (numpy, an env's own math). Torch itself trains on RUN_THREADS threads in every run,
+    # whatever the launcher, so that the numbers do not depend on how the grid is run.
     threads = max(1, available_cores() // jobs) if launcher == "local" else per_variant
     if os.environ.get("OMP_NUM_THREADS", "").isdigit():  # the user's setting, within the share
         threads = max(1, min(threads, int(os.environ["OMP_NUM_THREADS"])))
@@ -612,7 +615,7 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
         run.outcome = "skipped" if run.state == "skip" else "not started"
     resumed = sum(r.state == "resume" for r in runs)
     where = (f"as Ray tasks of {per_variant} CPU(s) each" if launcher == "ray"
-             else f"{jobs} at a time, {threads} torch thread(s) each")
+             else f"{jobs} at a time")
     print(colorize(f"Running {len(todo)} of {len(runs)} variants {where}"
                    + (f" ({len(runs) - len(todo)} finished before, {resumed} resumed)"
                       if len(todo) < len(runs) or resumed else "")

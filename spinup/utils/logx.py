@@ -18,7 +18,8 @@ import weakref
 
 import numpy as np
 
-from spinup.utils.mpi_tools import mpi_statistics_scalar, proc_id
+from spinup.utils.mpi_tools import mpi_statistics_scalar, num_procs, proc_id
+from spinup.utils.provenance import PROVENANCE_NAME, provenance, write_provenance
 from spinup.utils.serialization_utils import (convert_json, kwargs_to_plain, save_model,
                                               write_atomically, write_text_atomically)
 
@@ -171,7 +172,7 @@ def holds_run(output_dir, table_name="progress.txt"):
 
 def _clear_run(output_dir, table_name):
     """Delete what a run wrote to ``output_dir`` (its table, ``config.json``,
-    ``vars*.json``, ``pyt_save/``, ``tb/``, ``output.log``), so that nothing of it
+    ``provenance.json``, ``vars*.json``, ``pyt_save/``, ``tb/``, ``output.log``), so that nothing of it
     is left next to a new run. An ``output.log`` that is this process's standard
     output (a grid launcher opened it for the new run) stays."""
     import re
@@ -179,8 +180,9 @@ def _clear_run(output_dir, table_name):
         path = osp.join(output_dir, name)
         if name in ("pyt_save", "tb") and osp.isdir(path):
             shutil.rmtree(path)
-        elif name in (table_name, "config.json") or re.fullmatch(r"vars\d*\.json", name) or (
-                name == "output.log" and not osp.samestat(os.stat(path), os.fstat(1))):
+        elif (name in (table_name, "config.json", PROVENANCE_NAME)
+              or re.fullmatch(r"vars\d*\.json", name)
+              or (name == "output.log" and not osp.samestat(os.stat(path), os.fstat(1)))):
             os.remove(path)
 
 
@@ -350,6 +352,7 @@ class Logger:
         self._start = time.time()  # for the pace when rows have no Time column
         self._tb_writer, self._tb_rows = None, 0
         self._lock = None  # the claim on output_dir (lock_run_dir), rank 0 only
+        self._provenance = None  # a resumed run's record, written with its first row
         writer_class = _tensorboard_writer_class() if tensorboard else None
         if proc_id() != 0:
             return
@@ -471,7 +474,8 @@ class Logger:
         self.log_current_row[key] = val
 
     def save_config(self, config):
-        """Write the run's configuration to ``config.json`` and print it.
+        """Write the run's configuration to ``config.json`` and print it, and what
+        produced the numbers to ``provenance.json`` (:mod:`spinup.utils.provenance`).
 
         Values that JSON cannot hold are written readably (see
         :func:`~spinup.utils.serialization_utils.convert_json`); the logger itself
@@ -486,8 +490,16 @@ class Logger:
         as_json = convert_json(config)
         if self.exp_name is not None:
             as_json["exp_name"] = self.exp_name
-        if proc_id() != 0 or self.resuming:  # a resumed run keeps its config.json
+        if proc_id() != 0:
             return
+        # What the numbers come from, beside config.json. A resumed run adds its record
+        # with its first new row (dump_tabular): a resume refused before then changes
+        # nothing in the directory.
+        self._provenance = provenance(processes=config.get("num_workers") or num_procs())
+        if self.resuming:  # a resumed run keeps its config.json
+            return
+        write_provenance(self.output_dir, self._provenance)
+        self._provenance = None
         text = json.dumps(as_json, separators=(",", ":\t"), indent=4, sort_keys=True)
         if self.verbose:
             print(colorize("Saving config to config.json:\n", color="cyan", bold=True))
@@ -606,6 +618,9 @@ class Logger:
                 self.output_file.write("\t".join(self.log_headers) + "\n")
             self.output_file.write("\t".join(str(val) for val in row) + "\n")
             self.output_file.flush()
+            if self._provenance is not None:  # the first row of a resumed run
+                write_provenance(self.output_dir, self._provenance, resuming=True)
+                self._provenance = None
             if self._tb_writer is not None:
                 self._write_tensorboard(self.log_current_row)
         self.log_current_row.clear()

@@ -2,8 +2,9 @@
 
 - :func:`adam`: an Adam optimizer, fused into one kernel per step where this torch
   supports a fused Adam on the CPU (torch 2.4 and newer), the plain one elsewhere.
-- :func:`torch_threads`: run a block with a given number of torch threads and put
-  the old number back afterwards, also when the block raises.
+- :data:`RUN_THREADS` and :func:`torch_threads`: every algorithm trains inside
+  ``torch_threads(RUN_THREADS)``, so a run's numbers never depend on how it was launched;
+  the old thread count comes back afterwards, also when the block raises.
 - :func:`polyak_update`: the target-network update of DDPG, TD3, SAC and DQN.
 - :class:`MLP`: the `nn.Sequential` every core.py builds its networks from, with a
   forward pass that skips per-layer hook bookkeeping (acting calls it once per env step).
@@ -22,6 +23,15 @@ from torch import nn
 # supported devices" for CPU parameters.
 _TORCH_VERSION = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
 FUSED_ADAM_ON_CPU = _TORCH_VERSION >= (2, 4)
+
+#: The torch intra-op thread count every algorithm trains with, whoever launched it.
+#: A reduction split over two threads adds its terms in another order than one thread
+#: does, and on some CPUs (AVX-512 Xeons, measured) that changes the last bits of a loss
+#: and from there the whole table. Fixing the count in the run, not in the launcher
+#: (which gives each of ``--jobs N`` variants ``cores // N`` threads), makes a serial
+#: grid, ``--jobs N``, Ray and a notebook give the same numbers. One thread is also the
+#: fastest choice for the small networks and batches of these algorithms (docs/benchmarks).
+RUN_THREADS = 1
 
 
 def adam(params, lr, fused=None):

@@ -51,8 +51,16 @@ def test_jobs_2_gives_the_serial_tables(serial_grid, tmp_path):
         # One terminal line per epoch and per finished variant.
         assert re.search(rf"^cmd_ppo_s{seed} +epoch 2/2 ", out, re.M)
         assert re.search(rf"^cmd_ppo_s{seed} +finished \(2 epochs", out, re.M)
-    assert "2 at a time, 1 torch thread(s) each" in out
+    assert "2 at a time" in out
     assert "Grid summary (4 variants" in out and "4 finished" in out
+
+
+def test_one_seed_on_its_own_gives_the_grid_table(serial_grid, tmp_path):
+    """``python -m spinup.run`` with one seed runs in the launching process, with torch's
+    default thread count there: its table is the serial grid's all the same."""
+    run_cli("ppo", *TINY, "--epochs", "2", "--seed", "10", "--exp_name", "cmd_ppo",
+            "--data_dir", str(tmp_path))
+    pd.testing.assert_frame_equal(table(serial_grid, 10), table(tmp_path, 10), check_exact=True)
 
 
 @pytest.mark.parametrize("flags, message", [

@@ -68,7 +68,7 @@ from spinup.utils.checkpoint import (episode_state, load_checkpoint, recorded, r
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
 from spinup.utils.mpi_tools import num_procs, proc_id
-from spinup.utils.torch_tools import torch_threads
+from spinup.utils.torch_tools import RUN_THREADS, torch_threads
 
 
 class A2CBuffer:
@@ -270,7 +270,7 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     env = recorded(env)
 
     # One thread: on a busy 2-core machine two threads made A2C 7x slower (measured).
-    with torch_threads(1):
+    with torch_threads(RUN_THREADS):
         # ---- Setup: logger, seeds, actor-critic, buffer, optimizer, saver ----
         setup_pytorch_for_mpi()
         logger = EpochLogger(**logger_kwargs)

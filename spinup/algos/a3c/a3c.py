@@ -71,7 +71,7 @@ from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, boole
 from spinup.utils.checkpoint import (env_state, load_checkpoint, restore_env_state,
                                      restore_rng_state, rng_state, save_checkpoint)
 from spinup.utils.logx import EpochLogger
-from spinup.utils.torch_tools import torch_threads
+from spinup.utils.torch_tools import RUN_THREADS, torch_threads
 
 
 class A3CBuffer:
@@ -450,7 +450,7 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     epoch = first_epoch = restore(load_checkpoint(run_dir)) if logger.resuming else 0
     try:
         # One torch thread here (small nets; the cores are for the workers). [A3C line 2]
-        with torch_threads(1), pool.running(worker, (ac, optimizer, T)):
+        with torch_threads(RUN_THREADS), pool.running(worker, (ac, optimizer, T)):
             try:
                 for epoch in range(first_epoch, epochs):
                     # Wait while the workers update theta; record messages [A3C lines 3-4]

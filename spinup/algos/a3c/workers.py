@@ -39,6 +39,8 @@ from typing import NamedTuple
 import torch
 import torch.multiprocessing as mp
 
+from spinup.utils.torch_tools import RUN_THREADS
+
 
 # ---- Messages from a worker to the main process ----
 
@@ -124,8 +126,8 @@ def _worker_main(wid, link, target_bytes, shared_args):
     # Ctrl-C is for the main process, which stops the workers in order; a worker
     # killed half-way through an update could leave a lock held.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # The workers already use every core between them; one thread each.
-    torch.set_num_threads(1)
+    # The workers already use every core between them: RUN_THREADS (one) each.
+    torch.set_num_threads(RUN_THREADS)
     link.attach()
     try:
         import cloudpickle

@@ -74,7 +74,7 @@ from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint, 
                                      replay_state, restore_env_state, restore_episode,
                                      restore_replay, restore_rng_state, rng_state, save_checkpoint)
 from spinup.utils.logx import EpochLogger
-from spinup.utils.torch_tools import polyak_update, torch_threads
+from spinup.utils.torch_tools import RUN_THREADS, polyak_update, torch_threads
 
 # Adam, fused into one kernel per step where this torch supports that on the CPU
 # (2.4 and newer), the plain one elsewhere. A module attribute, so tests can spy on it.
@@ -478,7 +478,7 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
     # one, 286 s with two, on a busy 2-core machine) and reproducible. torch_threads
     # puts the caller's setting back, and the environments are closed, when training
     # ends or fails.
-    with torch_threads(1), closing(env), closing(test_env):
+    with torch_threads(RUN_THREADS), closing(env), closing(test_env):
         epochs_done = restore(load_checkpoint(run_dir)) if logger.resuming else 0
         for epoch in range(epochs_done + 1, epochs + 1):  # [DQN line 3]
             for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):

@@ -70,7 +70,7 @@ from spinup.utils.checkpoint import (episode_states, load_checkpoint, recorded, 
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
 from spinup.utils.mpi_tools import mpi_avg, mpi_statistics_scalar, num_procs, proc_id
-from spinup.utils.torch_tools import torch_threads
+from spinup.utils.torch_tools import RUN_THREADS, torch_threads
 
 
 # ---- Buffer ----
@@ -276,9 +276,10 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     env = sub_envs[0]  # saved with the model, for test_policy
     is_box = isinstance(env.action_space, gym.spaces.Box)
 
-    # Under MPI each process gets a share of the CPU threads; torch_threads puts the
-    # caller's thread count back when ppo returns or raises.
-    with torch_threads(None):
+    # Every process trains with RUN_THREADS torch threads, however it was launched, so
+    # the numbers do not depend on the launcher; torch_threads puts the caller's thread
+    # count back when ppo returns or raises.
+    with torch_threads(RUN_THREADS):
         setup_pytorch_for_mpi()
         logger = EpochLogger(**logger_kwargs)
         logger.save_config(config)

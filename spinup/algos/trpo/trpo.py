@@ -67,6 +67,7 @@ checks that they agree):
 The code below marks each of these steps with a ``[TRPO line N]`` comment.
 """
 import time
+from contextlib import closing
 
 import numpy as np
 import torch
@@ -83,6 +84,7 @@ from spinup.utils.checkpoint import (episode_state, load_checkpoint, recorded, r
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
 from spinup.utils.mpi_tools import mpi_avg, mpi_statistics_scalar, num_procs, proc_id
+from spinup.utils.torch_tools import RUN_THREADS, torch_threads
 
 
 class TRPOBuffer:
@@ -295,7 +297,7 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     env = recorded(env)
 
     # ---- Setup: logger, seeds, actor-critic, buffer, optimizer, saver ----
-    setup_pytorch_for_mpi()  # under MPI: a fair share of torch threads per process
+    setup_pytorch_for_mpi()
     logger = EpochLogger(**logger_kwargs)
     logger.save_config(config)
 
@@ -415,66 +417,69 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     env.action_space.seed(seed)
     ep_ret, ep_len = 0, 0
     is_box = type(env.action_space).__name__ == "Box"
-    first_epoch = restore(load_checkpoint(run_dir)) if logger.resuming else 0
+    # Every process trains with RUN_THREADS torch threads, however it was launched, so
+    # the numbers do not depend on the launcher; torch_threads puts the caller's count
+    # back, and the env is closed, when training ends or fails.
+    with torch_threads(RUN_THREADS), closing(env):
+        first_epoch = restore(load_checkpoint(run_dir)) if logger.resuming else 0
 
-    for epoch in range(first_epoch, epochs):  # [TRPO line 2]
-        for t in range(local_steps):
-            # [TRPO line 3] Act with pi_k. The env sees a Gaussian sample clipped to
-            # the action box; the buffer keeps the sample, whose log-prob L uses.
-            try:
-                a, v, logp = ac.step(torch.as_tensor(obs, dtype=torch.float32))
-            except ValueError as e:  # NaN/inf policy output: bad observation, else the net
-                check_finite_obs(obs, buf, t)
-                raise ValueError(f"{algo}: epoch {epoch}, step {t}: {e}") from None
-            env_a = np.clip(a, env.action_space.low, env.action_space.high) if is_box else a
-            next_obs, r, terminated, truncated, _ = env.step(env_a)
-            ep_ret += r
-            ep_len += 1
-            buf.store(obs, a, r, v, logp)
-            obs = next_obs
+        for epoch in range(first_epoch, epochs):  # [TRPO line 2]
+            for t in range(local_steps):
+                # [TRPO line 3] Act with pi_k. The env sees a Gaussian sample clipped to
+                # the action box; the buffer keeps the sample, whose log-prob L uses.
+                try:
+                    a, v, logp = ac.step(torch.as_tensor(obs, dtype=torch.float32))
+                except ValueError as e:  # NaN/inf policy output: bad observation, else the net
+                    check_finite_obs(obs, buf, t)
+                    raise ValueError(f"{algo}: epoch {epoch}, step {t}: {e}") from None
+                env_a = np.clip(a, env.action_space.low, env.action_space.high) if is_box else a
+                next_obs, r, terminated, truncated, _ = env.step(env_a)
+                ep_ret += r
+                ep_len += 1
+                buf.store(obs, a, r, v, logp)
+                obs = next_obs
 
-            timeout = truncated or ep_len == max_ep_len
-            epoch_full = t == local_steps - 1
-            if not (terminated or timeout or epoch_full):
-                continue
-            if epoch_full and not (terminated or timeout):
-                logger.warn_once("cut_off", "Warning: trajectory cut off by epoch at "
-                                 f"{ep_len} steps.")
-            # [TRPO lines 4-5] Close the path. Only a terminal state is worth 0; a time
-            # limit or the end of the epoch bootstraps from V_phi (see the docs page).
-            if terminated:
-                last_val = 0
-            else:
-                _, last_val, _ = ac.step(torch.as_tensor(obs, dtype=torch.float32))
-            buf.finish_path(last_val)
-            if terminated or timeout:  # a whole episode: log it and start the next
-                logger.store(EpRet=ep_ret, EpLen=ep_len)
-                obs, _ = env.reset()
-                ep_ret, ep_len = 0, 0
+                timeout = truncated or ep_len == max_ep_len
+                epoch_full = t == local_steps - 1
+                if not (terminated or timeout or epoch_full):
+                    continue
+                if epoch_full and not (terminated or timeout):
+                    logger.warn_once("cut_off", "Warning: trajectory cut off by epoch at "
+                                     f"{ep_len} steps.")
+                # [TRPO lines 4-5] Close the path. Only a terminal state is worth 0; a time
+                # limit or the end of the epoch bootstraps from V_phi (see the docs page).
+                if terminated:
+                    last_val = 0
+                else:
+                    _, last_val, _ = ac.step(torch.as_tensor(obs, dtype=torch.float32))
+                buf.finish_path(last_val)
+                if terminated or timeout:  # a whole episode: log it and start the next
+                    logger.store(EpRet=ep_ret, EpLen=ep_len)
+                    obs, _ = env.reset()
+                    ep_ret, ep_len = 0, 0
 
-        logger.store(VVals=buf.val_buf.copy())  # the epoch's V(s_t), logged once
-        update()  # [TRPO lines 6-14]
+            logger.store(VVals=buf.val_buf.copy())  # the epoch's V(s_t), logged once
+            update()  # [TRPO lines 6-14]
 
-        # [TRPO line 15] model.pt replaced every epoch; model{epoch}.pt every save_freq epochs
-        logger.save_epoch_state({"env": env}, epoch, save_freq)
+            # [TRPO line 15] model.pt replaced every epoch; model{epoch}.pt every save_freq epochs
+            logger.save_epoch_state({"env": env}, epoch, save_freq)
 
-        logger.log_tabular("Epoch", epoch)
-        logger.log_tabular("EpRet", with_min_and_max=True)
-        logger.log_tabular("EpLen", average_only=True)
-        logger.log_tabular("VVals", with_min_and_max=True)
-        logger.log_tabular("TotalEnvInteracts", (epoch + 1) * steps_per_epoch)
-        logger.log_tabular("LossPi", average_only=True)
-        logger.log_tabular("LossV", average_only=True)
-        logger.log_tabular("DeltaLossPi", average_only=True)
-        logger.log_tabular("DeltaLossV", average_only=True)
-        logger.log_tabular("Entropy", average_only=True)
-        logger.log_tabular("KL", average_only=True)
-        logger.log_tabular("BacktrackIters", average_only=True)
-        logger.log_tabular("Time", time.time() - start_time)
-        logger.dump_tabular()
-        if run_dir is not None:
-            save_checkpoint(run_dir, checkpoint_state(epoch + 1))
-    env.close()
+            logger.log_tabular("Epoch", epoch)
+            logger.log_tabular("EpRet", with_min_and_max=True)
+            logger.log_tabular("EpLen", average_only=True)
+            logger.log_tabular("VVals", with_min_and_max=True)
+            logger.log_tabular("TotalEnvInteracts", (epoch + 1) * steps_per_epoch)
+            logger.log_tabular("LossPi", average_only=True)
+            logger.log_tabular("LossV", average_only=True)
+            logger.log_tabular("DeltaLossPi", average_only=True)
+            logger.log_tabular("DeltaLossV", average_only=True)
+            logger.log_tabular("Entropy", average_only=True)
+            logger.log_tabular("KL", average_only=True)
+            logger.log_tabular("BacktrackIters", average_only=True)
+            logger.log_tabular("Time", time.time() - start_time)
+            logger.dump_tabular()
+            if run_dir is not None:
+                save_checkpoint(run_dir, checkpoint_state(epoch + 1))
     return ac
 
 

@@ -1,0 +1,154 @@
+"""Where a run's numbers come from: the software and the CPU that produced them.
+
+A run's numbers are a function of its arguments, its seed, the library versions and the
+kind of CPU that did the arithmetic (which vector instructions torch's kernels use, and
+how they round). They never depend on how the run was launched: every algorithm fixes its
+own torch thread count (:data:`spinup.utils.torch_tools.RUN_THREADS`), so a serial grid,
+``--jobs N``, Ray and a notebook give the same tables.
+
+:func:`provenance` collects that information; :meth:`spinup.utils.logx.Logger.save_config`
+writes it to ``provenance.json`` beside ``config.json``. :func:`numbers_signature` is the
+part that decides whether two machines must give identical numbers for the same run, so a
+test comparing with a committed run can compare exactly where the signatures agree.
+"""
+import json
+import os
+import os.path as osp
+import platform
+import subprocess
+import sys
+from importlib import metadata
+
+#: Name of the file a run writes beside ``config.json``.
+PROVENANCE_NAME = "provenance.json"
+
+#: The entries of :func:`provenance` that the numbers of a run depend on. Two machines
+#: whose entries agree give the same tables, bit for bit, for the same arguments and seed.
+NUMBERS_KEYS = ("torch", "numpy", "gymnasium", "mujoco", "cpu", "cpu_capability", "threads",
+                "device")
+
+
+def _version(package):
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def cpu_model():
+    """The CPU as ``"<vendor> family <f> model <m>: <model name>"`` from ``/proc/cpuinfo``
+    (Linux), else what :func:`platform.processor` reports.
+
+    Vendor, family and model are included because a virtual machine often shows a
+    generic model name (``"AMD EPYC"``) for different generations of chips, and the
+    generation decides which kernels torch and MKL pick.
+    """
+    try:
+        with open("/proc/cpuinfo") as f:
+            fields = {}
+            for line in f:
+                if not line.strip():
+                    break  # the first processor is enough
+                key, _, value = line.partition(":")
+                fields[key.strip()] = value.strip()
+    except OSError:
+        return platform.processor() or platform.machine()
+    name = fields.get("model name") or platform.processor() or platform.machine()
+    if "vendor_id" in fields:
+        return (f"{fields['vendor_id']} family {fields.get('cpu family', '?')} "
+                f"model {fields.get('model', '?')}: {name}")
+    return name
+
+
+def _commit():
+    """The git commit of the spinup checkout (with ``+dirty`` when files differ), or None
+    when spinup is not installed from a git checkout."""
+    root = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
+    if not osp.exists(osp.join(root, ".git")):
+        return None
+    try:
+        head = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True,
+                              text=True, timeout=10)
+        if head.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10)
+        return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def provenance(device="cpu", processes=1, threads=None):
+    """What produced a run's numbers, as a JSON-ready dict.
+
+    Args:
+        device (str): where the networks live (``"cpu"`` for every run today).
+        processes (int): MPI processes (or A3C workers) of the run.
+        threads (int or None): torch threads the run trains with; None gives
+            :data:`spinup.utils.torch_tools.RUN_THREADS`, the count every algorithm sets.
+
+    Returns:
+        dict with ``spinup``, ``commit`` (None outside a git checkout), ``python``,
+        ``torch``, ``numpy``, ``gymnasium``, ``mujoco`` (None when not installed),
+        ``cpu`` (:func:`cpu_model`), ``cpu_capability`` (torch's choice of vector
+        kernels, e.g. ``"AVX2"`` or ``"AVX512"``), ``threads``, ``processes``, ``device``
+        and ``platform``.
+    """
+    import numpy as np
+    import torch
+
+    from spinup.utils.torch_tools import RUN_THREADS
+    from spinup.version import __version__
+    if threads is None:
+        threads = RUN_THREADS
+    return dict(spinup=__version__, commit=_commit(), python=platform.python_version(),
+                torch=torch.__version__, numpy=np.__version__, gymnasium=_version("gymnasium"),
+                mujoco=_version("mujoco"), cpu=cpu_model(),
+                cpu_capability=torch.backends.cpu.get_cpu_capability(),
+                threads=threads, processes=processes, device=device,
+                platform=platform.platform())
+
+
+def numbers_signature(record):
+    """The part of a :func:`provenance` record that a run's numbers depend on
+    (:data:`NUMBERS_KEYS`); missing keys are None."""
+    return {key: record.get(key) for key in NUMBERS_KEYS}
+
+
+def write_provenance(output_dir, record, resuming=False):
+    """Write ``record`` to ``output_dir/provenance.json``.
+
+    A fresh run writes ``{"run": record}``. A resumed run keeps what is there and adds
+    ``record`` to the list ``"resumed"``: the later epochs were computed there, and a
+    reader can see when a run moved to another machine.
+    """
+    path = osp.join(output_dir, PROVENANCE_NAME)
+    data = {}
+    if resuming:
+        try:
+            with open(path) as f:
+                data = json.load(f)
+        except (OSError, ValueError):
+            data = {}
+        data.setdefault("resumed", []).append(record)
+    else:
+        data = {"run": record}
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=4, sort_keys=True)
+    os.replace(tmp, path)
+
+
+def read_provenance(run_dir):
+    """The provenance of the run in ``run_dir`` (its ``"run"`` record), or None when the
+    run wrote none (runs made before provenance existed)."""
+    try:
+        with open(osp.join(run_dir, PROVENANCE_NAME)) as f:
+            return json.load(f).get("run")
+    except (OSError, ValueError):
+        return None
+
+
+if __name__ == "__main__":  # python -m spinup.utils.provenance: this machine's record
+    json.dump(provenance(), sys.stdout, indent=4, sort_keys=True)
+    print()
