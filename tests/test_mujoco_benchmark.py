@@ -15,8 +15,8 @@ to the digit. On a machine with that signature the comparison is exact. Elsewher
   random actions (``steps_per_epoch <= start_steps``) the training episodes' returns
   and lengths: they come from the env and the seeded action sampler alone;
 - an on-policy run on Hopper acts with the untrained policy in short episodes, so
-  rounding moves its row only in the last digits: every column within rtol 1e-3 (as on
-  every machine tried: AVX2 and AVX-512, Intel and AMD);
+  rounding moves its row only in the last digits: every column within rtol 1e-3 (it
+  held on the AVX-512 Xeon of issue 40, where the off-policy row did not);
 - an off-policy run takes 3000 gradient steps in its first epoch, and on a CPU with
   other kernels its losses, Q-values and test returns are different numbers of the same
   kind (SAC HalfCheetah on an AVX-512 Xeon: test return -117 against the committed
