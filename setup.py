@@ -37,7 +37,9 @@ setup(
     extras_require={
         # gymnasium[box2d]: LunarLander resume tests (Box2D wheels from PyPI, no swig needed
         # on Python < 3.14).
-        "test": ["pytest>=7", "pytest-timeout>=2.1", "gymnasium[mujoco]>=1.1",
+        # pytest-xdist: the suite runs on every core (pyproject.toml's addopts).
+        "test": ["pytest>=7", "pytest-timeout>=2.1", "pytest-xdist>=3.0",
+                 "gymnasium[mujoco]>=1.1",
                  "gymnasium[box2d]>=1.1",
                  "moviepy>=1.0.0", "pygame-ce>=2.1.3", "tensorboard>=2.10",
                  # tests/docs/test_offline_docs.py builds the docs

@@ -1,5 +1,16 @@
-"""Shared pytest helpers: run the CLI in a subprocess, read progress.txt."""
+"""Shared pytest helpers: run the CLI in a subprocess or in this process, read
+progress.txt; and which tests run one at a time when the suite runs in parallel.
+
+The suite runs on every core (pytest-xdist, ``-n auto --dist loadgroup`` in
+pyproject.toml). Tests that send signals, kill processes, start Ray or MPI, or launch
+grids of several processes go to one group, ``serial``, which one worker runs one test
+after another: they never overlap each other, and no two of them compete for the cores.
+:func:`pytest_collection_modifyitems` puts a test there when its name says so
+(:data:`SERIAL_NAMES`), when its module is in :data:`SERIAL_MODULES`, or when it is
+marked ``@pytest.mark.serial``.
+"""
 import os
+import re
 import subprocess
 import sys
 
@@ -7,6 +18,20 @@ import pandas as pd
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+#: Words in a test's name that put it in the serial group.
+SERIAL_NAMES = re.compile(r"sigint|sigterm|ctrl_c|kill|signal|interrupt|ray|mpi|two_ranks|"
+                          r"cpu_2|oversubscribe|jobs_2|workers")
+#: Modules whose every test is in the serial group (processes started and stopped by
+#: time: MPI ranks, A3C's worker processes, grids of parallel variants).
+SERIAL_MODULES = {"test_mpi.py", "test_a3c.py", "test_grid_launch.py"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if (item.get_closest_marker("serial") or SERIAL_NAMES.search(item.name)
+                or os.path.basename(str(item.fspath)) in SERIAL_MODULES):
+            item.add_marker(pytest.mark.xdist_group("serial"))
 
 
 def run_cli(*args, timeout=600, check=True, env=None):
