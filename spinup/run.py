@@ -384,6 +384,7 @@ def resume_run(cmd, args):
     logger_kwargs = dict(config.get("logger_kwargs") or {}, **output_options,
                          output_dir=run_dir, exp_name=exp_name, resume=True)
     logger_kwargs.pop("overwrite", None)
+    _release_ctrl_c()   # the checks are done; Ctrl-C must stop the resumed run
     call_experiment(exp_name, algo, seed=kwargs.pop("seed", 0), num_cpu=ranks,
                     oversubscribe=True, logger_kwargs=logger_kwargs,
                     env_name=saved["env_name"], **kwargs)

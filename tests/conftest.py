@@ -52,6 +52,35 @@ def run_cli(*args, timeout=600, check=True, env=None):
     return proc
 
 
+def run_here(*args, cwd=None):
+    """``python -m spinup.run *args`` carried out in this process by ``spinup.run.main``;
+    returns a CompletedProcess with its exit code and what it printed.
+
+    For commands refused before anything is launched (a bad flag, a bad value, a run
+    directory in the way): the same code path and messages as the CLI, without the second
+    or so a new interpreter spends importing torch. Tests of what only a process shows
+    (signals, a traceback printed by the interpreter, the exit of a launched run) use
+    :func:`run_cli`.
+    """
+    import contextlib
+    import io
+
+    from spinup.run import main
+    out, err = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    try:
+        os.chdir(cwd or ROOT)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main([str(a) for a in args])
+            except SystemExit as e:   # argparse's exit, as the interpreter would report it
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    finally:
+        os.chdir(here)
+    return subprocess.CompletedProcess(["spinup.run", *map(str, args)], code, out.getvalue(),
+                                       err.getvalue())
+
+
 def read_progress(output_dir):
     """progress.txt of a run as a pandas DataFrame."""
     return pd.read_table(os.path.join(output_dir, "progress.txt"))

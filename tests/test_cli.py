@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-from conftest import read_progress, run_cli
+from conftest import read_progress, run_cli, run_here
 
 
 def test_help_and_algo_help():
@@ -35,8 +35,7 @@ def test_grid_directories_and_end_message(tmp_path):
     (["pppo", "--env", "CartPole-v1"], "Did you mean: ppo"),
 ])
 def test_bad_input_gives_one_clear_error(tmp_path, args, message):
-    proc = run_cli(*args, "--data_dir", tmp_path, check=False) if args[0] == "ppo" \
-        else run_cli(*args, check=False)
+    proc = run_here(*args, "--data_dir", tmp_path) if args[0] == "ppo" else run_here(*args)
     assert proc.returncode == 2
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -149,14 +148,14 @@ def test_same_exp_name_twice_leaves_the_first_run_byte_identical(tmp_path):
     run_cli(*args)
     before = _hashes(tmp_path)
     assert "twice/twice_s0/progress.txt" in before and "twice/twice_s1/config.json" in before
-    proc = run_cli(*args, check=False)
+    proc = run_here(*args)
     _assert_refused(proc, "already holds a run")
     for hint in ("--dt", "--exp_name", "--overwrite"):
         assert hint in proc.stderr
     assert _hashes(tmp_path) == before
     # one clashing variant in a grid stops every variant, before any runs
-    proc = run_cli("ppo", "--env", "CartPole-v1", "--exp_name", "twice", "--epochs", 1,
-                   "--steps_per_epoch", 100, "--seed", 2, 1, "--data_dir", tmp_path, check=False)
+    proc = run_here("ppo", "--env", "CartPole-v1", "--exp_name", "twice", "--epochs", 1,
+                    "--steps_per_epoch", 100, "--seed", 2, 1, "--data_dir", tmp_path)
     _assert_refused(proc, "twice_s1 already holds a run")
     assert _hashes(tmp_path) == before
     run_cli(*args, "--overwrite")
@@ -171,8 +170,7 @@ def test_same_exp_name_twice_leaves_the_first_run_byte_identical(tmp_path):
 def test_unusable_data_dir_is_one_line_and_creates_nothing(tmp_path, make_bad, message):
     data_dir = make_bad(tmp_path)
     listing = sorted(p.name for p in tmp_path.iterdir())
-    proc = run_cli("ppo", "--env", "CartPole-v1", "--epochs", 1, "--data_dir", data_dir,
-                   check=False)
+    proc = run_here("ppo", "--env", "CartPole-v1", "--epochs", 1, "--data_dir", data_dir)
     _assert_refused(proc, message)
     assert sorted(p.name for p in tmp_path.iterdir()) == listing
 
@@ -189,10 +187,9 @@ def test_read_only_data_dir_is_refused(tmp_path):
 def test_cpu_above_the_cores_is_refused_with_the_core_count(tmp_path):
     from spinup.utils.mpi_tools import available_cores
     too_many = available_cores() + 1
-    proc = run_cli("ppo", "--env", "CartPole-v1", "--cpu", too_many, "--steps_per_epoch",
-                   100 * too_many, "--data_dir", tmp_path, check=False)
+    proc = run_here("ppo", "--env", "CartPole-v1", "--cpu", too_many, "--steps_per_epoch",
+                    100 * too_many, "--data_dir", tmp_path)
     _assert_refused(proc, f"more MPI processes than the {available_cores()} CPU cores")
     assert "--oversubscribe" in proc.stderr and not os.listdir(tmp_path)
-    proc = run_cli("ppo", "--env", "CartPole-v1", "--overwrite", "yes", "--data_dir", tmp_path,
-                   check=False)
+    proc = run_here("ppo", "--env", "CartPole-v1", "--overwrite", "yes", "--data_dir", tmp_path)
     _assert_refused(proc, "--overwrite is a switch")

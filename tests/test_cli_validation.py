@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from conftest import run_cli
+from conftest import run_cli, run_here
 
 CASES = [
     (["ppo", "--env", "CartPole-v1", "--epochs", "0"],
@@ -47,7 +47,7 @@ CASES = [
 @pytest.mark.parametrize("args, line", CASES, ids=[" ".join(a) for a, _ in CASES])
 def test_bad_value_is_one_line_exit_2_and_no_directory(tmp_path, args, line):
     data_dir = tmp_path / "data"
-    proc = run_cli(*args, "--data_dir", data_dir, check=False)
+    proc = run_here(*args, "--data_dir", data_dir)
     assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
     lines = proc.stderr.splitlines()
     assert len(lines) == 1, proc.stderr

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import spinup
-from conftest import ROOT, run_cli
+from conftest import ROOT, run_cli, run_here
 from spinup.utils.run_utils import ExperimentGrid, LaunchError
 
 BAD_ENVS = textwrap.dedent('''\
@@ -183,7 +183,7 @@ def test_grid_run_names_a_missing_thunk_and_env(tmp_path):
      "characters such as a newline"),
 ])
 def test_cli_values_meant_otherwise_are_one_line(tmp_path, args, line):
-    proc = run_cli("ppo", *args, "--data_dir", tmp_path / "data", check=False)
+    proc = run_here("ppo", *args, "--data_dir", tmp_path / "data")
     assert proc.returncode == 2
     assert len(proc.stderr.splitlines()) == 1 and line in proc.stderr, proc.stderr
     assert not (tmp_path / "data").exists()

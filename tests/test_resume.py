@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 import torch
 
+from conftest import run_here
 from spinup import ppo, sac
 from spinup.utils.checkpoint import (checkpoint_path, env_state, load_checkpoint,
                                      restore_env_state)
@@ -280,7 +281,7 @@ def test_cli_resume_refusals(tmp_path):
     run_dir = tmp_path / "r" / "r_s0"
     before = (run_dir / "progress.txt").read_bytes()
 
-    changed = cli("ppo", "--resume", str(run_dir), "--epochs", "2", "--gamma", "0.9")
+    changed = run_here("ppo", "--resume", str(run_dir), "--epochs", "2", "--gamma", "0.9")
     assert changed.returncode == 2
     assert changed.stderr.count("\n") == 1 and "--gamma 0.9 differs" in changed.stderr
     same = cli("ppo", "--resume", str(run_dir), "--gamma", "0.99", "--env", "CartPole-v1",
@@ -289,12 +290,12 @@ def test_cli_resume_refusals(tmp_path):
 
     for bad_flags, message in ((["--epochs", "abc"], "--epochs expects an integer"),
                                (["--epochz", "3"], "unknown flag --epochz")):
-        bad = cli("ppo", "--resume", str(run_dir), *bad_flags)
+        bad = run_here("ppo", "--resume", str(run_dir), *bad_flags)
         assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
         assert message in bad.stderr
 
     os.remove(checkpoint_path(str(run_dir)))
-    missing = cli("ppo", "--resume", str(run_dir), "--epochs", "2")
+    missing = run_here("ppo", "--resume", str(run_dir), "--epochs", "2")
     assert missing.returncode == 2 and "no checkpoint" in missing.stderr
     assert missing.stderr.count("\n") == 1
     assert (run_dir / "progress.txt").read_bytes() == before

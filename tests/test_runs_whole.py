@@ -322,6 +322,19 @@ def test_sigint_to_the_launcher_stops_a_single_run(tmp_path, algo, extra, ready)
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux /proc")
+def test_sigint_to_the_launcher_stops_a_resumed_run(tmp_path):
+    """``--resume DIR`` lets Ctrl-C through as a fresh run does (issue 45: SIGINT stayed
+    blocked in the launcher for the whole resumed run)."""
+    short = ["--env", "CartPole-v1", "--epochs", 1, *LONG[4:]]
+    run_cli("ppo", *short, "--data_dir", tmp_path)
+    run = tmp_path / "cmd_ppo" / "cmd_ppo_s0"
+    out = _sigint_to_the_launcher(["ppo", "--resume", run, "--epochs", 300], r"epoch +2/300")
+    assert len([line for line in out.splitlines() if "Interrupted" in line]) == 1
+    epochs = list(pd.read_table(run / "progress.txt")["Epoch"])
+    assert 2 <= len(epochs) < 300 and epochs == list(range(len(epochs)))
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux /proc")
 def test_sigint_to_the_launcher_stops_a_jobs_2_grid(tmp_path):
     out = _sigint_to_the_launcher(["ppo", *LONG, "--seed", 0, 10, "--jobs", 2, "--data_dir",
                                    tmp_path], r"_s\d+ +epoch +1/300")

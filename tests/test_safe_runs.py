@@ -22,7 +22,7 @@ import pytest
 import torch
 
 import spinup
-from conftest import ROOT, run_cli
+from conftest import ROOT, run_cli, run_here
 from spinup.utils import arg_checks
 from spinup.utils.logx import EpochLogger, holds_run
 from spinup.utils.run_utils import LaunchError, check_before_launch, setup_logger_kwargs
@@ -72,7 +72,7 @@ def test_config_records_the_algorithm(ppo_run):
 @pytest.mark.parametrize("algo", ["vpg", "dqn", "sac"])
 def test_cli_resume_with_another_algorithm_is_refused_and_changes_nothing(ppo_run, algo):
     before = hashes(ppo_run)
-    proc = run_cli(algo, "--resume", ppo_run, check=False)
+    proc = run_here(algo, "--resume", ppo_run)
     assert_refused(proc, f"{algo}: cannot resume", "it is a ppo run", f"not a {algo} run")
     assert hashes(ppo_run) == before
 
@@ -115,7 +115,7 @@ BAD_NAMES = ["../../escape", "a/b", "", "/tmp/abs", ".", "..", LONG]
                                                   "dot", "dotdot", "300chars"])
 def test_cli_exp_name_outside_data_dir_is_refused(tmp_path, name):
     data = tmp_path / "a" / "b" / "data"
-    proc = run_cli("ppo", *TINY_PPO, "--exp_name", name, "--data_dir", data, check=False)
+    proc = run_here("ppo", *TINY_PPO, "--exp_name", name, "--data_dir", data)
     assert_refused(proc, "exp_name=", "is not allowed")
     assert listing(tmp_path) == []
     assert not os.path.exists("/tmp/abs")
@@ -175,7 +175,7 @@ def test_run_stopped_before_first_epoch_does_not_block_the_same_command(tmp_path
     assert len((run_dir / "progress.txt").read_text().splitlines()) == 2   # header + epoch 0
     assert holds_run(str(run_dir))
     # now it is a run, and it is protected again
-    proc = run_cli("ppo", *TINY_PPO, "--exp_name", "p", "--data_dir", tmp_path, check=False)
+    proc = run_here("ppo", *TINY_PPO, "--exp_name", "p", "--data_dir", tmp_path)
     assert_refused(proc, "already holds a run")
 
 
@@ -183,7 +183,7 @@ def test_resume_of_run_stopped_before_first_epoch_says_to_rerun(tmp_path):
     run_dir = str(tmp_path / "p" / "p_s0")
     interrupted_before_first_epoch(run_dir)
     before = hashes(run_dir)
-    proc = run_cli("ppo", "--resume", run_dir, check=False)
+    proc = run_here("ppo", "--resume", run_dir)
     assert_refused(proc, "stopped before its first epoch", "without --resume")
     assert hashes(run_dir) == before
 
@@ -308,8 +308,7 @@ def test_ctrl_c_before_the_interpreter_has_started_is_exit_130_without_traceback
 # ---- 4. seed, ac_kwargs keys, env_fn ----
 
 def test_cli_seed_numpy_cannot_take_is_refused_before_anything_exists(tmp_path):
-    proc = run_cli("ppo", *TINY_PPO, "--seed", 1099511627776, "--data_dir", tmp_path,
-                   check=False)
+    proc = run_here("ppo", *TINY_PPO, "--seed", 1099511627776, "--data_dir", tmp_path)
     assert_refused(proc, "seed=1099511627776 is not allowed", "0 <= seed <= 4294967294")
     assert listing(tmp_path) == []
 
@@ -340,8 +339,7 @@ def test_unknown_ac_kwargs_key_is_refused_before_anything_is_written(tmp_path, a
 
 
 def test_cli_unknown_ac_kwargs_key(tmp_path):
-    proc = run_cli("ppo", *TINY_PPO, "--ac_kwargs:foo", 1, "--data_dir", tmp_path,
-                   check=False)
+    proc = run_here("ppo", *TINY_PPO, "--ac_kwargs:foo", 1, "--data_dir", tmp_path)
     assert_refused(proc, "ac_kwargs['foo']=1 is not allowed", "hidden_sizes, activation")
     assert listing(tmp_path) == []
 
@@ -420,8 +418,7 @@ def test_huge_network_is_refused_with_the_estimate(tmp_path, algo):
 
 
 def test_cli_huge_network_is_refused(tmp_path):
-    proc = run_cli("ppo", *TINY_PPO[:-6], "--hid", "[100000,100000]", "--data_dir", tmp_path,
-                   check=False)
+    proc = run_here("ppo", *TINY_PPO[:-6], "--hid", "[100000,100000]", "--data_dir", tmp_path)
     assert_refused(proc, "hidden_sizes']=[100000, 100000] is not allowed", "GB")
     assert listing(tmp_path) == []
 
@@ -470,8 +467,8 @@ def test_test_policy_refuses_a_model_asking_for_a_huge_network(tmp_path):
 def test_a3c_more_workers_than_cores_is_refused(tmp_path):
     from spinup.utils.mpi_tools import available_cores
     workers = available_cores() + 1
-    proc = run_cli("a3c", "--env", "CartPole-v1", "--num_workers", workers, "--data_dir",
-                   tmp_path, check=False)
+    proc = run_here("a3c", "--env", "CartPole-v1", "--num_workers", workers, "--data_dir",
+                    tmp_path)
     assert_refused(proc, f"--num_workers {workers} asks for more worker processes",
                    "--oversubscribe")
     assert listing(tmp_path) == []

@@ -65,19 +65,22 @@ def discount_cumsum(x, discount):
     """``y[t] = x[t] + discount * y[t+1]``: discounted sums from each index to the end.
 
     ``[x0, x1, x2]`` -> ``[x0 + d x1 + d^2 x2, x1 + d x2, x2]`` (``d = discount``),
-    computed as a first-order linear filter run backwards over ``x``.
+    computed by that recursion, walking ``x`` backwards from its last element, in float64.
 
     Args:
         x (np.ndarray): 1-D sequence (TD errors here).
         discount (float): ``gamma * lam``.
 
     Returns:
-        np.ndarray of the same length.
+        np.ndarray of the same length, float64.
     """
-    reverse = np.asarray(x)[::-1]
-    import scipy.signal  # imported on first use: 0.6 s, which a refused command skips
-    filtered = scipy.signal.lfilter([1.0], [1.0, -float(discount)], reverse, axis=0)
-    return filtered[::-1]
+    x = np.asarray(x, dtype=np.float64)
+    out = np.empty_like(x)
+    running, discount = 0.0, float(discount)
+    for t in range(len(x) - 1, -1, -1):
+        running = x[t] + discount * running
+        out[t] = running
+    return out
 
 
 # ---- Actors ----

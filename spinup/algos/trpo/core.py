@@ -69,21 +69,24 @@ def discount_cumsum(x, discount):
     """Discounted sums from every index to the end: ``y[t] = x[t] + discount * y[t+1]``.
 
     For ``x = [x0, x1, x2]`` this is
-    ``[x0 + discount x1 + discount^2 x2,  x1 + discount x2,  x2]``. The recursion is the
-    linear filter ``y[t] - discount y[t+1] = x[t]``, which ``scipy.signal.lfilter`` runs
-    over the reversed sequence.
+    ``[x0 + discount x1 + discount^2 x2,  x1 + discount x2,  x2]``, computed by that
+    recursion from the last element back to the first (``y`` is zero past the end), in
+    float64.
 
     Args:
         x (np.ndarray): 1-D sequence (rewards or TD errors).
         discount (float): ``gamma`` for returns, ``gamma * lam`` for GAE.
 
     Returns:
-        np.ndarray of the same length.
+        np.ndarray of the same length, float64.
     """
-    backwards = np.asarray(x)[::-1]
-    import scipy.signal  # imported on first use: 0.6 s, which a refused command skips
-    summed = scipy.signal.lfilter([1.0], [1.0, -float(discount)], backwards, axis=0)
-    return summed[::-1]
+    x = np.asarray(x, dtype=np.float64)
+    summed = np.empty_like(x)
+    running, discount = 0.0, float(discount)
+    for t in reversed(range(len(x))):
+        running = x[t] + discount * running
+        summed[t] = running
+    return summed
 
 
 def mean_kl(pi_old, pi):

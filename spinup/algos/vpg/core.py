@@ -73,21 +73,24 @@ def count_vars(module):
 def discount_cumsum(x, discount):
     """Discounted sums of ``x`` from every index to the end.
 
-    ``y[t] = x[t] + discount * x[t+1] + discount**2 * x[t+2] + ...``, which is the
-    recursion ``y[t] = x[t] + discount * y[t+1]``. Run over the reversed sequence
-    that recursion is a first-order linear filter, so ``scipy.signal.lfilter``
-    computes it in one call.
+    ``y[t] = x[t] + discount * x[t+1] + discount**2 * x[t+2] + ...``, computed by the
+    backward recursion ``y[t] = x[t] + discount * y[t+1]`` with ``y[T] = 0``: one pass
+    from the last step to the first, in float64 whatever the input's type.
 
     Args:
         x (np.ndarray): shape ``(T,)`` (or ``(T, ...)``, summed along axis 0).
         discount (float): ``gamma`` for rewards-to-go, ``gamma * lam`` for GAE.
 
     Returns:
-        np.ndarray: same shape as ``x``.
+        np.ndarray: float64, same shape as ``x``.
     """
-    import scipy.signal  # imported on first use: 0.6 s, which a refused command skips
-    backwards = scipy.signal.lfilter([1], [1, -float(discount)], x[::-1], axis=0)
-    return backwards[::-1]
+    x = np.asarray(x, dtype=np.float64)
+    y = np.empty_like(x)
+    running, discount = 0.0, float(discount)
+    for t in range(len(x) - 1, -1, -1):
+        running = x[t] + discount * running
+        y[t] = running
+    return y
 
 
 # ---- Policies ----
