@@ -280,10 +280,11 @@ def _alive(pid):
         return False
 
 
-def _sigint_to_the_launcher(args, ready):
+def _sigint_to_the_launcher(args, ready, sig=signal.SIGINT):
     """Start ``spinup.run *args`` as a terminal would (its own group, SIGINT's default
     action: a background job of a script would ignore it), wait for a line matching
-    ``ready``, then send SIGINT to the launcher's pid alone."""
+    ``ready``, then send ``sig`` (SIGINT: exit 130; SIGTERM: 143) to the launcher's pid
+    alone."""
     proc = subprocess.Popen([sys.executable, "-m", "spinup.run", *map(str, args)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             cwd=ROOT, env=dict(os.environ, PYTHONUNBUFFERED="1"),
@@ -295,11 +296,11 @@ def _sigint_to_the_launcher(args, ready):
         if re.search(ready, line):
             break
     family = _descendants(proc.pid)
-    os.kill(proc.pid, signal.SIGINT)
+    os.kill(proc.pid, sig)
     seen.append(proc.stdout.read())
     proc.wait(timeout=300)
     out = "".join(seen)
-    assert proc.returncode == 130, out[-3000:]
+    assert proc.returncode == 128 + sig, out[-3000:]
     assert "Traceback" not in out and "KeyboardInterrupt" not in out, out[-3000:]
     assert family and not any(_alive(pid) for pid in family)
     return out
@@ -324,14 +325,18 @@ def test_sigint_to_the_launcher_stops_a_single_run(tmp_path, algo, extra, ready)
 @pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux /proc")
 def test_sigint_to_the_launcher_stops_a_resumed_run(tmp_path):
     """``--resume DIR`` lets Ctrl-C through as a fresh run does (issue 45: SIGINT stayed
-    blocked in the launcher for the whole resumed run)."""
+    blocked in the launcher for the whole resumed run): exit 130, and on SIGTERM 143."""
     short = ["--env", "CartPole-v1", "--epochs", 1, *LONG[4:]]
     run_cli("ppo", *short, "--data_dir", tmp_path)
     run = tmp_path / "cmd_ppo" / "cmd_ppo_s0"
-    out = _sigint_to_the_launcher(["ppo", "--resume", run, "--epochs", 300], r"epoch +2/300")
-    assert len([line for line in out.splitlines() if "Interrupted" in line]) == 1
-    epochs = list(pd.read_table(run / "progress.txt")["Epoch"])
-    assert 2 <= len(epochs) < 300 and epochs == list(range(len(epochs)))
+    done = 1
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        out = _sigint_to_the_launcher(["ppo", "--resume", run, "--epochs", 300],
+                                      rf"epoch +{done + 1}/300", sig)
+        assert len([line for line in out.splitlines() if "Interrupted" in line]) == 1
+        epochs = list(pd.read_table(run / "progress.txt")["Epoch"])
+        assert done < len(epochs) < 300 and epochs == list(range(len(epochs)))
+        done = len(epochs)
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux /proc")
