@@ -370,8 +370,12 @@ def resume_run(cmd, args):
               if key in config and key not in ("env_fn", "logger_kwargs")}
     kwargs.update(changed)
     if kwargs.get("epochs", done) < done:
-        raise CLIError(f"{cmd}: --resume {run_dir}: it has done {done} epochs already; "
-                       f"--epochs {kwargs['epochs']} would undo them")
+        if "epochs" in changed:
+            raise CLIError(f"{cmd}: --resume {run_dir}: it has done {done} epochs already; "
+                           f"--epochs {kwargs['epochs']} would undo them")
+        raise CLIError(f"{cmd}: --resume {run_dir}: it has done {done} epochs, more than the "
+                       f"{kwargs['epochs']} of its config.json (a resume with a larger --epochs "
+                       f"extended it); continue with --epochs N, N > {done}")
     if kwargs.get("epochs", done) == done:
         print(f"{cmd}: {run_dir} is complete: all its {done} epochs are done, so there is "
               f"nothing to resume. To train it further: --resume {run_dir} --epochs N, N > {done}")
@@ -455,6 +459,9 @@ def parse_and_execute_grid_search(cmd, args):
         if not isinstance(run_kwargs.get(switch, False), bool):
             flag = "dt" if switch == "datestamp" else switch
             raise CLIError(f"{cmd}: --{flag} is a switch: give it alone (or True/False)")
+    if run_kwargs.get("resume") and run_kwargs.get("overwrite"):
+        raise CLIError(f"{cmd}: --resume continues the grid's runs and --overwrite replaces "
+                       "them: give one of the two")
     _check_num_cpu(cmd, run_kwargs.get("num_cpu", 1))
     _check_launch_flags(cmd, run_kwargs)
     if run_kwargs.get("tensorboard"):

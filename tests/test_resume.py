@@ -4,6 +4,7 @@
 The exactness tests run one configuration twice: straight through, and stopped after
 epoch 2 then resumed; ``progress.txt`` must be the same but for ``Time``.
 """
+import json
 import os
 import signal
 import subprocess
@@ -273,6 +274,30 @@ def test_kill_9_of_the_launcher_stops_the_run_and_a_live_run_is_never_shared(tmp
     result = cli("ppo", "--resume", str(run_dir), "--epochs", str(epochs_before + 1))
     assert result.returncode == 0, result.stderr
     assert list(table(str(run_dir))["Epoch"]) == list(range(epochs_before + 1))
+
+
+def test_resume_with_more_epochs_records_them_in_config_json(tmp_path):
+    """After ``--resume DIR --epochs 2`` on a 1-epoch run, config.json says 2, so a plain
+    ``--resume`` reports the run complete (it used to refuse with "--epochs 1 would undo
+    them", a flag never typed); provenance.json has the resume's record."""
+    result = cli(*CLI_PPO, "--epochs", "1", "--data_dir", str(tmp_path), "--exp_name", "e")
+    assert result.returncode == 0, result.stderr
+    run_dir = tmp_path / "e" / "e_s0"
+    refused = run_here("ppo", "--resume", str(run_dir), "--epochs", "3", "--gamma", "0.5")
+    assert refused.returncode == 2 and json.load(open(run_dir / "config.json"))["epochs"] == 1
+    assert "resumed" not in json.load(open(run_dir / "provenance.json"))
+    longer = cli("ppo", "--resume", str(run_dir), "--epochs", "2")
+    assert longer.returncode == 0, longer.stderr
+    assert json.load(open(run_dir / "config.json"))["epochs"] == 2
+    assert len(json.load(open(run_dir / "provenance.json"))["resumed"]) == 1
+    plain = run_here("ppo", "--resume", str(run_dir))
+    assert plain.returncode == 0 and "is complete" in plain.stdout, plain.stderr
+    # A run extended by an older version (config.json still has the first count):
+    config = json.load(open(run_dir / "config.json"))
+    (run_dir / "config.json").write_text(json.dumps(dict(config, epochs=1)))
+    old = run_here("ppo", "--resume", str(run_dir))
+    assert old.returncode == 2 and "--epochs 1" not in old.stderr
+    assert "more than the 1 of its config.json" in old.stderr and "N > 2" in old.stderr
 
 
 def test_cli_resume_refusals(tmp_path):

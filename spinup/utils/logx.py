@@ -324,7 +324,9 @@ class Logger:
             verbose (bool): print each row as the full table and the whole
                 configuration; False prints one :func:`progress_line` per epoch.
             resume (bool): continue the run in ``output_dir``: the table is opened
-                for appending (then :meth:`keep_rows`), ``config.json`` is kept.
+                for appending (then :meth:`keep_rows`), ``config.json`` is kept (its
+                ``epochs`` is updated with the first new row when the resume trains
+                further).
 
         Raises:
             FileNotFoundError: ``resume`` is set and there is no table to continue.
@@ -353,6 +355,7 @@ class Logger:
         self._tb_writer, self._tb_rows = None, 0
         self._lock = None  # the claim on output_dir (lock_run_dir), rank 0 only
         self._provenance = None  # a resumed run's record, written with its first row
+        self._resumed_epochs = None  # a resumed run's epochs, into config.json with it too
         writer_class = _tensorboard_writer_class() if tensorboard else None
         if proc_id() != 0:
             return
@@ -496,7 +499,8 @@ class Logger:
         # with its first new row (dump_tabular): a resume refused before then changes
         # nothing in the directory.
         self._provenance = provenance(processes=config.get("num_workers") or num_procs())
-        if self.resuming:  # a resumed run keeps its config.json
+        if self.resuming:  # a resumed run keeps its config.json, but for a new epochs
+            self._resumed_epochs = as_json.get("epochs")
             return
         write_provenance(self.output_dir, self._provenance)
         self._provenance = None
@@ -509,6 +513,23 @@ class Logger:
                            color="cyan", bold=True))
         with open(osp.join(self.output_dir, "config.json"), "w") as f:
             f.write(text)
+
+    def _record_resumed_epochs(self):
+        """A resume that goes beyond the saved ``epochs`` (``--resume DIR --epochs N``)
+        writes the new count into config.json, so that the file describes the run."""
+        path = osp.join(self.output_dir, "config.json")
+        try:
+            with open(path) as f:
+                saved = json.load(f)
+        except (OSError, ValueError):
+            return
+        if (not isinstance(saved, dict) or self._resumed_epochs is None
+                or saved.get("epochs") == self._resumed_epochs):
+            return
+        saved["epochs"] = self._resumed_epochs
+        with open(path + ".tmp", "w") as f:
+            f.write(json.dumps(saved, separators=(",", ":\t"), indent=4, sort_keys=True))
+        os.replace(path + ".tmp", path)
 
     def setup_pytorch_saver(self, what_to_save, ac_kwargs=None):
         """Choose the module that :meth:`save_state` writes to ``pyt_save/``.
@@ -621,6 +642,7 @@ class Logger:
             if self._provenance is not None:  # the first row of a resumed run
                 write_provenance(self.output_dir, self._provenance, resuming=True)
                 self._provenance = None
+                self._record_resumed_epochs()
             if self._tb_writer is not None:
                 self._write_tensorboard(self.log_current_row)
         self.log_current_row.clear()

@@ -70,6 +70,8 @@ def test_one_seed_on_its_own_gives_the_grid_table(serial_grid, tmp_path):
     (["--ray_address", "10.0.0.1:6379"], "--ray_address needs --launcher ray"),
     (["--launcher", "slurm"], "--launcher expects local or ray"),
     (["--resume", "--dt"], "--resume finds the grid's runs by their directory names"),
+    (["--resume", "--overwrite"], "--resume continues the grid's runs and --overwrite "
+                                  "replaces them: give one of the two"),
 ])
 def test_bad_launch_flags_are_one_line_and_start_nothing(tmp_path, flags, message, capsys):
     from spinup.run import main
