@@ -8,13 +8,13 @@
     python benchmarks/mujoco.py collect [--data_dir DIR]     # copy finished runs into the repo
     python benchmarks/mujoco.py verify [--algos --envs --seeds] [--record]  # rerun epoch 1
     python benchmarks/mujoco.py report                       # figures + tables for the docs page
-    python benchmarks/mujoco.py speed                        # hours per 1M steps (idle machine)
+    python benchmarks/mujoco.py speed [--write-docs]         # hours per 1M steps (idle machine)
     python benchmarks/mujoco.py tfinit [--algo --env --seeds]  # the initialisation experiment
-    python benchmarks/mujoco.py physics [--versions ...]   # the engine-version experiment
+    python benchmarks/mujoco.py physics [--versions ...] [--write-docs]  # engine versions
     python benchmarks/mujoco.py sb3 [--algo --env --seeds --steps]  # SAC/TD3 from SB3
     python benchmarks/mujoco.py nocontact [--algo --seeds --steps --tfinit]  # Ant as Ant-v2 ran
     python benchmarks/mujoco.py tanheps [--env --seeds --steps]  # SAC's floored tanh correction
-    python benchmarks/mujoco.py saturation [--algo --env --inits --seeds --steps]  # stuck actors
+    python benchmarks/mujoco.py saturation [--algo --env --inits --seeds --steps] [--write-docs]
 
 ``run`` builds one ``ExperimentGrid`` per algorithm and part (tasks x seeds, every other
 argument at the algorithm's default, ``steps_per_epoch`` 4000) and runs all of them through
@@ -40,6 +40,9 @@ resuming is exact), so within one command the long part runs after the others.
 ``collect`` copies each finished run's ``progress.txt`` and ``config.json`` (nothing else)
 to ``docs/benchmarks/mujoco/runs/<scale>/<algo>/<task>/s<seed>/``; ``report`` draws the
 figures with the project's plotter and writes the tables the docs page includes.
+``speed``, ``physics`` and ``saturation`` write their tables (and saturation its rows) under
+``--data_dir``; only with ``--write-docs`` do they replace the page's committed files, so a
+try-out with other flags never changes the repository.
 """
 import argparse
 import json
@@ -59,6 +62,24 @@ RUNS_DIR = osp.join(PAGE_DIR, "runs")
 REF_DIR = osp.join(PAGE_DIR, "reference")
 IMAGE_DIR = osp.join(ROOT, "docs", "images")
 DEFAULT_DATA = osp.expanduser("~/spinup-mujoco")
+
+
+def _target(args, committed_dir, *parts):
+    """Where a try-out subcommand writes ``parts``: the committed ``committed_dir`` with
+    ``--write-docs``, else the same relative path under ``--data_dir``."""
+    if getattr(args, "write_docs", False):
+        return osp.join(committed_dir, *parts)
+    rel = osp.relpath(committed_dir, ROOT)
+    if rel.startswith(".."):        # a committed_dir outside the checkout (the tests')
+        rel = osp.basename(committed_dir)
+    return osp.join(args.data_dir, rel, *parts)
+
+
+def _write_text(path, lines):
+    """Write ``lines`` to ``path`` (its folder created if needed)."""
+    os.makedirs(osp.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
 STEPS_PER_EPOCH = 4000
 
 ON_POLICY = ["vpg", "trpo", "ppo"]
@@ -133,8 +154,13 @@ def plan(scale, parts, algos=None, tasks=None, only_seeds=None, extra_seeds=()):
 
 def cmd_run(args):
     """Run the selected part of the protocol (see the module docstring)."""
-    todo = [r for r in plan(args.scale, args.part, args.algos, args.envs, args.seeds,
-                            getattr(args, "extra_seeds", None) or ())
+    selected = plan(args.scale, args.part, args.algos, args.envs, args.seeds,
+                    getattr(args, "extra_seeds", None) or ())
+    if not selected:
+        raise ValueError(f"run: --scale {args.scale} --part {' '.join(args.part)} with these "
+                         "--algos/--envs/--seeds selects no run (at --scale spec the long "
+                         "runs are part of offpolicy)")
+    todo = [r for r in selected
             if _rows(committed_dir(**{k: r[k] for k in
                                       ("scale", "part", "algo", "task", "seed")})) < r["epochs"]]
     if not todo:
@@ -491,7 +517,7 @@ def cmd_speed(args):
     import spinup
     torch.set_num_threads(1)
     lines = [".. list-table:: Hours per 1M environment steps, one run alone on an idle core "
-             f"({args.env}-v5, defaults; ``python benchmarks/mujoco.py speed``)",
+             f"({args.env}-v5, defaults; ``python benchmarks/mujoco.py speed --write-docs``)",
              "   :header-rows: 1", "", "   * - algorithm", "     - hours per 1M steps"]
     for algo in args.algos or ON_POLICY + OFF_POLICY:
         with tempfile.TemporaryDirectory() as out:
@@ -502,8 +528,9 @@ def cmd_speed(args):
         hours = seconds / STEPS_PER_EPOCH * 1e6 / 3600
         print(f"{algo}: {hours:.2f} h per 1M steps", flush=True)
         lines += [f"   * - {algo.upper()}", f"     - {hours:.2f}"]
-    with open(osp.join(PAGE_DIR, "hours.inc"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    path = _target(args, PAGE_DIR, "hours.inc")
+    _write_text(path, lines)
+    print(f"mujoco speed: wrote {path}")
     return 0
 
 
@@ -648,7 +675,8 @@ def cmd_saturation(args):
     dimensions. A seed counts
     as stuck when at least 99% of its actions are at a bound. Rows go to
     ``runs/experiments/saturation/<algo>-<task>.tsv`` (a seed already there is not run
-    again); the table for the page to ``saturation.inc``."""
+    again); the table for the page to ``saturation.inc``. Both under ``--data_dir``
+    unless ``--write-docs``."""
     import functools
 
     import gymnasium as gym
@@ -658,8 +686,8 @@ def cmd_saturation(args):
 
     import spinup
     torch.set_num_threads(1)
-    table = osp.join(RUNS_DIR, "experiments", "saturation", f"{args.algo}-{args.env}.tsv")
-    os.makedirs(osp.dirname(table), exist_ok=True)
+    runs_dir = _target(args, RUNS_DIR, "experiments", "saturation")
+    table = osp.join(runs_dir, f"{args.algo}-{args.env}.tsv")
     rows = pd.read_table(table).to_dict("records") if osp.exists(table) else []
     for init in args.inits:
         for seed in args.seeds:
@@ -698,14 +726,16 @@ def cmd_saturation(args):
                   ", ".join(f"{k} {v:.3g}" for k, v in row.items()
                             if k not in ("init", "seed")))
             rows.append(row)
+            os.makedirs(runs_dir, exist_ok=True)
             pd.DataFrame(rows).to_csv(table, sep="\t", index=False)
-    _write_saturation()
+    _write_saturation(runs_dir, _target(args, PAGE_DIR, "saturation.inc"))
     return 0
 
 
-def _write_saturation():
-    """saturation.inc: one line per (algorithm, task, init, steps) of the saturation
-    count: seeds, seeds stuck, and each seed's return / share of actions at a bound."""
+def _write_saturation(runs_dir=None, inc=None):
+    """saturation.inc (``inc``, default the page's): one line per (algorithm, task, init,
+    steps) of the saturation count in ``runs_dir`` (default the committed rows): seeds,
+    seeds stuck, and each seed's return / share of actions at a bound."""
     import glob
 
     import pandas as pd
@@ -713,7 +743,8 @@ def _write_saturation():
              "after a short run (5 episodes per seed)", "   :header-rows: 1", "",
              "   * - algorithm, task", "     - init", "     - steps", "     - seeds stuck",
              "     - per seed: return (share of actions at a bound)"]
-    for path in sorted(glob.glob(osp.join(RUNS_DIR, "experiments", "saturation", "*.tsv"))):
+    runs_dir = runs_dir or osp.join(RUNS_DIR, "experiments", "saturation")
+    for path in sorted(glob.glob(osp.join(runs_dir, "*.tsv"))):
         algo, task = osp.basename(path)[:-4].split("-", 1)
         for (init, steps), g in pd.read_table(path).groupby(["init", "steps"], sort=False):
             g = g.sort_values("seed")
@@ -722,8 +753,7 @@ def _write_saturation():
                       f"     - {int((g.at_bound >= 0.99).sum())} of {len(g)}",
                       "     - " + ", ".join(f"s{s}: {r:.0f} ({b:.2f})" for s, r, b in
                                             zip(g.seed, g.ret, g.at_bound))]
-    with open(osp.join(PAGE_DIR, "saturation.inc"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    _write_text(inc or osp.join(PAGE_DIR, "saturation.inc"), lines)
 
 
 # One engine's step from given states. Run in a subprocess whose path starts with one
@@ -774,7 +804,7 @@ def cmd_physics(args):
     states differ by more than 1e-6. One step, not a whole rollout: these tasks are
     chaotic, so two rollouts part after a few hundred steps from any difference in
     rounding, while a one-step difference is a difference in the engine itself.
-    Writes ``physics.inc`` for the page."""
+    Writes ``physics.inc`` (for the page with ``--write-docs``)."""
     import numpy as np
     states = osp.join(osp.abspath(args.data_dir), "physics-states.json")
 
@@ -813,8 +843,9 @@ def cmd_physics(args):
             print(f"mujoco {version} vs {base['version']}  {task:12s} largest difference "
                   f"{worst:.1e}, {many} of {len(diff)} states above 1e-6")
             lines.append(f"     - {worst:.0e} ({many})")
-    with open(osp.join(PAGE_DIR, "physics.inc"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    path = _target(args, PAGE_DIR, "physics.inc")
+    _write_text(path, lines)
+    print(f"mujoco physics: wrote {path}")
     return 0
 
 
@@ -1018,7 +1049,9 @@ def main(argv=None):
     speed = sub.add_parser("speed", help="hours per 1M steps per algorithm (idle machine!)")
     speed.add_argument("--algos", nargs="+", choices=ON_POLICY + OFF_POLICY)
     speed.add_argument("--env", default="HalfCheetah", choices=TASKS)
-    speed.add_argument("--epochs", type=int, default=5)
+    speed.add_argument("--epochs", type=int, default=5,
+                       help="at least 3: the speed is taken over the last two")
+    speed.add_argument("--data_dir", default=DEFAULT_DATA)
     # The gap experiments that train: one task, some seeds, a step budget each.
     trains = ["saturation"]
     for name, about, seeds, steps in (
@@ -1051,12 +1084,17 @@ def main(argv=None):
     sat.add_argument("--seeds", nargs="+", type=int, default=list(range(10)))
     sat.add_argument("--steps", type=int, default=12_000)
     sat.add_argument("--data_dir", default=DEFAULT_DATA)
+    physics_and_others = [speed, sat]
     physics = sub.add_parser("physics", help="a gap experiment: the tasks under other "
                              "releases of the mujoco engine")
     physics.add_argument("--versions", nargs="+",
                          default=["2.3.3", "3.0.1", "3.2.7", "3.3.7", "3.8.1", "3.17.0"])
     physics.add_argument("--steps", type=int, default=1000)
     physics.add_argument("--data_dir", default=DEFAULT_DATA)
+    for tryout in physics_and_others + [physics]:
+        tryout.add_argument("--write-docs", dest="write_docs", action="store_true",
+                            help="write the result into the docs page's committed files "
+                                 "(default: under --data_dir)")
     args = parser.parse_args(argv)
     if args.command == "run" and args.seeds:
         allowed = sorted({seed for part in args.part if part in SCALES[args.scale]
@@ -1064,6 +1102,9 @@ def main(argv=None):
         if not set(args.seeds) <= set(allowed):
             parser.error(f"run: --seeds {' '.join(map(str, args.seeds))}: the parts chosen "
                          f"at --scale {args.scale} have seeds {allowed}")
+    if args.command == "speed" and args.epochs < 3:
+        parser.error(f"speed: --epochs {args.epochs}: give at least 3 (the speed is taken "
+                     "over the last two epochs, after the first)")
     if args.command == "physics" and args.steps < 1:
         parser.error(f"physics: --steps {args.steps}: give a positive number of states")
     if args.command in trains and (args.steps < STEPS_PER_EPOCH
@@ -1071,6 +1112,8 @@ def main(argv=None):
         parser.error(f"{args.command}: --steps {args.steps}: give a positive multiple of "
                      f"{STEPS_PER_EPOCH} (the steps per epoch)")
     if getattr(args, "jobs", None) not in (None, "auto"):
+        if not str(args.jobs).isdigit() or int(args.jobs) < 1:
+            parser.error(f"run: --jobs expects a positive integer or 'auto', got {args.jobs!r}")
         args.jobs = int(args.jobs)
     from spinup.utils.grid_launch import GridError
     from spinup.utils.run_utils import LaunchError

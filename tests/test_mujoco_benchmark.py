@@ -241,7 +241,8 @@ def test_saturation_counts_stuck_seeds_and_skips_measured_ones(tmp_path, monkeyp
     monkeypatch.setattr(harness, "STEPS_PER_EPOCH", 600)
     monkeypatch.setattr(harness, "RUNS_DIR", str(tmp_path / "runs"))
     monkeypatch.setattr(harness, "PAGE_DIR", str(tmp_path))
-    argv = ["saturation", "--seeds", "0", "--steps", "1200", "--data_dir", str(tmp_path / "d")]
+    argv = ["saturation", "--seeds", "0", "--steps", "1200", "--data_dir", str(tmp_path / "d"),
+            "--write-docs"]
     assert harness.main(argv) == 0
     table = tmp_path / "runs" / "experiments" / "saturation" / "ddpg-Hopper.tsv"
     rows = pd.read_table(table)
@@ -251,6 +252,17 @@ def test_saturation_counts_stuck_seeds_and_skips_measured_ones(tmp_path, monkeyp
     before = table.read_text()
     assert harness.main(argv) == 0
     assert table.read_text() == before
+    # Without --write-docs (a try-out, here with another --steps) the committed files stay
+    # as they are; the rows and the table go under --data_dir.
+    inc_before = (tmp_path / "saturation.inc").read_text()
+    tryout = ["saturation", "--seeds", "0", "--inits", "default", "--steps", "1800",
+              "--data_dir", str(tmp_path / "d")]
+    assert harness.main(tryout) == 0
+    assert table.read_text() == before and (tmp_path / "saturation.inc").read_text() == inc_before
+    mine = tmp_path / "d" / "runs" / "experiments" / "saturation" / "ddpg-Hopper.tsv"
+    assert list(pd.read_table(mine)["steps"]) == [1800]
+    inc = (tmp_path / "d" / osp.basename(str(tmp_path)) / "saturation.inc").read_text()
+    assert "     - 1k" in inc and ("     - 1 of 1" in inc or "     - 0 of 1" in inc)
 
     rows = pd.DataFrame(dict(init="default", seed=[0, 1, 2], steps=12_000, ret=[38, 300, 200],
                              len=[22, 150, 90], at_bound=[1.0, 0.98, 0.2], median_abs_u=1.0))
@@ -309,3 +321,19 @@ def test_nocontact_runs_ant_without_contact_forces(tmp_path, monkeypatch, one_th
     with pytest.raises(SystemExit) as err:
         harness.main(["nocontact", "--env", "Hopper"])
     assert err.value.code == 2
+
+
+def test_harness_refusals_are_one_line_before_anything_runs(capsys):
+    """Issue 45: ``run --jobs abc`` gave a ValueError traceback, ``speed --epochs 2``
+    trained and then failed with an IndexError, and ``run --scale spec --part long`` (no
+    such part at that scale) said every run was finished and committed."""
+    harness = _harness()
+    for argv, words in ((["run", "--jobs", "abc"], "--jobs expects a positive integer"),
+                        (["speed", "--epochs", "2"], "give at least 3")):
+        with pytest.raises(SystemExit) as info:
+            harness.main(argv)
+        err = capsys.readouterr().err
+        assert info.value.code == 2 and words in err and "Traceback" not in err
+    assert harness.main(["run", "--scale", "spec", "--part", "long"]) == 1
+    out = capsys.readouterr().out
+    assert "selects no run" in out and "finished and committed" not in out
