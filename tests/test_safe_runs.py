@@ -423,6 +423,23 @@ def test_cli_huge_network_is_refused(tmp_path):
     assert listing(tmp_path) == []
 
 
+@pytest.mark.parametrize("algo", ["ddpg", "td3", "sac", "dqn"])
+def test_replay_buffer_too_big_for_the_memory_is_refused_before_anything_exists(tmp_path,
+                                                                                algo):
+    """Issue 45: ``ddpg --replay_size 1000000000000`` ended in numpy's _ArrayMemoryError
+    (10.9 TiB) after the run directory existed."""
+    env_id = "CartPole-v1" if algo == "dqn" else "Pendulum-v1"
+    proc = run_here(algo, "--env", env_id, "--replay_size", 10**12, "--data_dir", tmp_path)
+    assert_refused(proc, f"{algo}: replay_size=1000000000000 is not allowed",
+                   "use a smaller replay_size")
+    assert listing(tmp_path) == []
+    out = tmp_path / "api"
+    with pytest.raises(ValueError, match="replay buffer would take at least 20000.0 GB"):
+        getattr(spinup, algo)(lambda: gym.make(env_id), replay_size=10**12,
+                              logger_kwargs=dict(output_dir=str(out)))
+    assert not out.exists()
+
+
 def test_estimate_against_available_memory(tmp_path, monkeypatch):
     """[20000, 20000] is 0.8 G parameters for PPO's two networks: 12.8 GB with
     gradients and Adam; refused where 4 GB are free, accepted where 64 GB are."""

@@ -255,6 +255,32 @@ def replay_holds_a_batch():
                 lambda v, ctx: v >= max(1, _int_or(ctx.config.get("batch_size"), 1)), late=True)
 
 
+#: Bytes per replay transition with one-dimensional observations and actions: the least
+#: any buffer takes (DDPG/TD3/SAC: obs, next obs, act, rew, done as float32 = 20; DQN's
+#: entries are larger).
+_LEAST_TRANSITION_BYTES = 20
+
+
+def replay_fits_memory():
+    """``replay_size``: a buffer that can fit in the available memory even with the
+    smallest transitions (:data:`_LEAST_TRANSITION_BYTES`); an absurd size is refused
+    before anything is written, not by numpy once the run directory exists."""
+    def need(v):
+        return v * _LEAST_TRANSITION_BYTES
+
+    def words(name, ctx):
+        avail, size = available_memory(), ctx.config["replay_size"]
+        return (f"the replay buffer would take at least {_gigabytes(need(size))} "
+                f"({_LEAST_TRANSITION_BYTES} bytes per transition with one-dimensional "
+                f"observations and actions) but {_gigabytes(avail or 0)} of memory is "
+                "available; use a smaller replay_size")
+
+    def within(v, ctx):
+        avail = available_memory()
+        return avail is None or need(v) <= avail
+    return Rule(words, is_int, within, late=True)
+
+
 def _first_update_step(ctx):
     """The env step of an off-policy run's first update, and the run's total steps:
     updates happen at steps ``t >= update_after`` with ``t % update_every == 0``."""
@@ -293,10 +319,11 @@ COMMON_RULES = dict(
         "train_v_iters", "backtrack_iters")},
     num_workers=optional(positive_int),
     clip_ratio=clip_fraction, replay_size_vs_batch=replay_holds_a_batch(),
-    update_after_vs_budget=update_happens())
+    replay_size_vs_memory=replay_fits_memory(), update_after_vs_budget=update_happens())
 
 #: Cross-argument entries of :data:`COMMON_RULES`: rule key -> the argument it checks.
-_CROSS_KEYS = {"replay_size_vs_batch": "replay_size", "update_after_vs_budget": "update_after"}
+_CROSS_KEYS = {"replay_size_vs_batch": "replay_size", "replay_size_vs_memory": "replay_size",
+               "update_after_vs_budget": "update_after"}
 
 
 #: Rules every algorithm shares: spread into its ``ARG_RULES`` with ``dict(BASIC_RULES, ...)``.
