@@ -193,3 +193,15 @@ def test_cpu_above_the_cores_is_refused_with_the_core_count(tmp_path):
     assert "--oversubscribe" in proc.stderr and not os.listdir(tmp_path)
     proc = run_here("ppo", "--env", "CartPole-v1", "--overwrite", "yes", "--data_dir", tmp_path)
     _assert_refused(proc, "--overwrite is a switch")
+
+
+def test_bench_ppo_cartpole_refuses_too_many_processes_in_one_line(tmp_path, capsys):
+    """Issue 45: its default of 4 MPI processes per run ended in a LaunchError traceback
+    on a 2-core machine. The default is now at most the cores; more is one line, exit 2."""
+    from spinup.examples import bench_ppo_cartpole
+    from spinup.utils.mpi_tools import available_cores
+    code = bench_ppo_cartpole.main(["--cpu", str(available_cores() + 1), "--data_dir",
+                                    str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "--oversubscribe" in err
+    assert not os.listdir(tmp_path)

@@ -8,17 +8,25 @@ MPI processes. Compare them afterwards with
 ``python -m spinup.run plot data/ppo-bench --savefig ppo-bench.png``.
 """
 import argparse
+import sys
 
 import torch
 
 from spinup import ppo
 from spinup.utils import run_utils
+from spinup.utils.mpi_tools import available_cores
 
 
 def main(argv=None):
-    """Parse the flags, build the grid and run every variant with PPO."""
+    """Parse the flags, build the grid and run every variant with PPO.
+
+    Returns:
+        int: the exit code (2: the grid was refused before any run started, with one line
+        on stderr, e.g. ``--cpu`` above the cores).
+    """
     cli = argparse.ArgumentParser(description="PPO on CartPole-v1: a small ExperimentGrid")
-    cli.add_argument("--cpu", type=int, default=4, help="MPI processes per run")
+    cli.add_argument("--cpu", type=int, default=min(4, available_cores()),
+                     help="MPI processes per run (default: 4, or the cores if fewer)")
     cli.add_argument("--num_runs", type=int, default=3, help="seeds per variant")
     cli.add_argument("--epochs", type=int, default=10)
     cli.add_argument("--steps_per_epoch", type=int, default=4000)
@@ -32,8 +40,13 @@ def main(argv=None):
     grid.add("steps_per_epoch", opts.steps_per_epoch)
     grid.add("ac_kwargs:hidden_sizes", [(32,), (64, 64)], "hid")  # short name: hid
     grid.add("ac_kwargs:activation", [torch.nn.Tanh, torch.nn.ReLU], "")
-    grid.run(ppo, num_cpu=opts.cpu, data_dir=opts.data_dir)
+    try:
+        grid.run(ppo, num_cpu=opts.cpu, data_dir=opts.data_dir)
+    except (run_utils.LaunchError, ValueError, TypeError, FileExistsError) as e:
+        print(f"bench_ppo_cartpole: {e}", file=sys.stderr)
+        return 2
+    return 0
 
 
 if __name__ == '__main__':
-    main()
+    sys.exit(main())
