@@ -80,13 +80,14 @@ def _style():
         yield
 
 
-def _read_exp_name(run_dir):
+def _read_exp_name(run_dir, quiet=False):
     """The ``exp_name`` in a run's ``config.json`` (``None`` if absent or unreadable)."""
     try:
         with open(osp.join(run_dir, "config.json")) as f:
             return json.load(f).get("exp_name")
-    except (OSError, ValueError):
-        print(f"No file named config.json in {run_dir}")
+    except (OSError, ValueError, AttributeError):
+        if not quiet:
+            print(f"No file named config.json in {run_dir}")
         return None
 
 
@@ -229,6 +230,15 @@ def get_all_datasets(all_logdirs, legend=None, select=None, exclude=None):
     if legend is not None and len(legend) != len(logdirs):
         raise ValueError(f"--legend needs one name per log directory: got {len(legend)} for "
                          f"{len(logdirs)} directories ({', '.join(logdirs)})")
+    for d in logdirs if legend is not None else []:   # one label must mean one experiment
+        names = sorted({str(_read_exp_name(r, quiet=True) or "exp")
+                        for r in _find_runs(d, select, exclude)})
+        if len(names) > 1:
+            shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+            raise ValueError(f"--legend gives one label per log directory, but {d} holds "
+                             f"{len(names)} experiments ({shown}); give each experiment's "
+                             "folder (or a prefix that matches only it) its own label, or "
+                             "leave --legend out")
     labels = legend or [None] * len(logdirs)
     data, seen = [], {}   # each run once, by its real path (prefixes and nesting overlap)
     for d, label in zip(logdirs, labels):

@@ -174,3 +174,19 @@ def test_cli_without_display_or_savefig_says_so_in_one_line(tmp_path):
                                                   "MPLBACKEND": ""})
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("No display available: use --savefig FILE")
+
+
+def test_one_legend_label_for_a_folder_of_several_experiments_is_refused(tmp_path):
+    """Issue 45: ``plot DIR/ --legend X`` over a folder of several experiments drew one
+    merged curve labelled X. One label stands for one experiment: such a folder is
+    refused in one line; a folder holding the seeds of one experiment takes its label."""
+    for name in ("a", "b", "c"):
+        for seed in (0, 1):
+            _run(tmp_path / "all" / name, f"{name}_s{seed}", exp_name=name)
+    with pytest.raises(ValueError, match=r"holds 3 experiments \(a, b, c\)"):
+        get_all_datasets([str(tmp_path / "all") + "/"], legend=["X"])
+    data = get_all_datasets([str(tmp_path / "all" / "a") + "/"], legend=["X"])
+    assert len(data) == 2 and {d["Condition1"].iloc[0] for d in data} == {"X"}
+    # Narrowed to one experiment by --select, the folder is fine again.
+    data = get_all_datasets([str(tmp_path / "all") + "/"], legend=["X"], select=["b_"])
+    assert len(data) == 2
