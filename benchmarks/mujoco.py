@@ -1030,7 +1030,8 @@ def main(argv=None):
     run.add_argument("--extra_seeds", nargs="+", type=int,
                      help="also run these seeds, beyond the scale's (committed and tabled "
                           "beside the others)")
-    run.add_argument("--jobs", default="auto", help="runs at once on this machine")
+    run.add_argument("--jobs", help="runs at once on this machine (default: auto; not with "
+                                    "--launcher ray)")
     run.add_argument("--launcher", default="local", choices=["local", "ray"])
     run.add_argument("--ray_address")
     run.add_argument("--data_dir", default=DEFAULT_DATA)
@@ -1111,6 +1112,11 @@ def main(argv=None):
                                    or args.steps % STEPS_PER_EPOCH):
         parser.error(f"{args.command}: --steps {args.steps}: give a positive multiple of "
                      f"{STEPS_PER_EPOCH} (the steps per epoch)")
+    if args.command == "run" and args.launcher == "ray" and args.jobs is not None:
+        parser.error("run: --jobs is for the local launcher; with --launcher ray the "
+                     "cluster's free CPUs decide how many runs go at once")
+    if args.command == "run" and args.jobs is None:
+        args.jobs = "auto"
     if getattr(args, "jobs", None) not in (None, "auto"):
         if not str(args.jobs).isdigit() or int(args.jobs) < 1:
             parser.error(f"run: --jobs expects a positive integer or 'auto', got {args.jobs!r}")

@@ -329,6 +329,7 @@ def test_harness_refusals_are_one_line_before_anything_runs(capsys):
     such part at that scale) said every run was finished and committed."""
     harness = _harness()
     for argv, words in ((["run", "--jobs", "abc"], "--jobs expects a positive integer"),
+                        (["run", "--launcher", "ray", "--jobs", "2"], "--jobs is for the local"),
                         (["speed", "--epochs", "2"], "give at least 3")):
         with pytest.raises(SystemExit) as info:
             harness.main(argv)

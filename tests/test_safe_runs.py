@@ -491,3 +491,18 @@ def test_a3c_more_workers_than_cores_is_refused(tmp_path):
     assert listing(tmp_path) == []
     arg_checks.check_workers("a3c", workers, oversubscribe=True)     # allowed when asked
     arg_checks.check_workers("a3c", available_cores())
+
+
+def test_refusal_for_a_stopped_unfinished_run_says_how_to_continue_it(tmp_path):
+    """Issue 45: the same command over a run stopped before its last epoch was refused
+    without a word about --resume; a finished run's refusal stays as it was."""
+    from spinup.utils.logx import refusal_to_overwrite
+    run_cli("ppo", *TINY_PPO, "--exp_name", "p", "--data_dir", tmp_path)
+    run_dir = tmp_path / "p" / "p_s0"
+    finished = refusal_to_overwrite(str(run_dir / "progress.txt"))
+    assert "--resume" not in finished and finished.count("\n") == 0
+    config = json.loads((run_dir / "config.json").read_text())
+    (run_dir / "config.json").write_text(json.dumps(dict(config, epochs=3)))  # 1 of 3 done
+    proc = run_here("ppo", *TINY_PPO, "--exp_name", "p", "--data_dir", tmp_path)
+    assert_refused(proc, "already holds a run", "stopped after epoch 1 of 3",
+                   f"--resume {run_dir}")

@@ -141,12 +141,33 @@ def _tensorboard_writer_class():
     return SummaryWriter
 
 
+def _unfinished(run_dir, table_path):
+    """``(epochs done, epochs planned)`` for a run that stopped with a checkpoint before
+    its last epoch, else None."""
+    try:
+        with open(osp.join(run_dir, "config.json")) as f:
+            planned = json.load(f).get("epochs")
+        with open(table_path) as f:
+            done = max(0, len(f.read().splitlines()) - 1)
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not osp.exists(osp.join(run_dir, "pyt_save", "checkpoint.pt")):
+        return None
+    return (done, planned) if isinstance(planned, int) and 0 < done < planned else None
+
+
 def refusal_to_overwrite(table_path):
-    """The one-line message for an output directory that already holds a run."""
+    """The one-line message for an output directory that already holds a run (with the
+    way to continue it, when the run stopped before its last epoch)."""
     run_dir = osp.dirname(table_path) or "."
+    stopped = _unfinished(run_dir, table_path)
+    resume = "" if stopped is None else (
+        f" The run stopped after epoch {stopped[0]} of {stopped[1]}: continue it with "
+        f"--resume {run_dir} (a grid: the same command and --resume; Python: "
+        "logger_kwargs=dict(..., resume=True)).")
     return (f"{run_dir} already holds a run ({osp.basename(table_path)} exists); refusing to "
             "overwrite it. Choose a new --exp_name, add --dt for date-stamped directories, "
-            "or pass --overwrite (Python: logger_kwargs=dict(..., overwrite=True))")
+            "or pass --overwrite (Python: logger_kwargs=dict(..., overwrite=True))." + resume)
 
 
 def holds_run(output_dir, table_name="progress.txt"):
