@@ -985,7 +985,7 @@ def check_finite_path(buf, path, last_val, obs=None, rew=None):
                          "has diverged")
 
 
-def check_finite_reward(rew, buf, step=None, obs=None):
+def check_finite_reward(rew, buf, step=None, obs=None, act=None):
     """Refuse a NaN or infinite reward (``math.isfinite``: cheap enough for every step).
 
     Args:
@@ -994,13 +994,23 @@ def check_finite_reward(rew, buf, step=None, obs=None):
         step (int): its replay slot, for the message.
         obs: the observation the agent acted on; when it is the non-finite one (the
             likely cause of the reward), the error names it instead.
+        act: the action taken; when it is not finite, the policy produced it (a diverged
+            network) and the env only passed it on, so the error says that instead.
 
     Raises:
-        ValueError: one line naming the env and, if given, the slot.
+        ValueError: one line naming the env (or the action) and, if given, the slot.
     """
     if not math.isfinite(rew):
         if obs is not None:
             check_finite_obs(obs, buf, step, where="stored in replay slot")
+        import numpy as np
+        if act is not None and not np.isfinite(np.asarray(act, dtype=np.float64)).all():
+            at = "" if step is None else f" for replay slot {step}"
+            raise ValueError(f"the agent's action{at} is not finite ({_short(act)}), and "
+                             f"{getattr(buf, 'source', 'the environment')} answered it with "
+                             f"the reward {rew}: the policy network has diverged (NaN or "
+                             "infinite weights); lower the learning rates or check the "
+                             "rewards' scale")
         source = getattr(buf, "source", "the environment")
         at = "" if step is None else f" at replay slot {step}"
         raise ValueError(f"{source} returned a non-finite reward ({rew}){at}; rewards and "

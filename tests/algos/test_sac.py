@@ -207,3 +207,23 @@ def test_sac_training_and_test_actions_stay_inside_asymmetric_bounds(tmp_path):
     assert len(seen) == 1 + 200 + 200
     assert min(seen) >= 0.0 and max(seen) <= 3.0
     assert max(seen) - min(seen) > 1.0       # the whole box is used, not [-1, 1]
+
+
+def test_a_nan_action_is_blamed_on_the_policy_not_the_env(tmp_path):
+    """Issue 44: a diverged SAC policy (NaN weights) made Pendulum return a NaN reward,
+    and the error said the env had returned it. It now names the action."""
+    from spinup.algos.sac import core as sac_core
+
+    class Diverged(sac_core.MLPActorCritic):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            with torch.no_grad():
+                for p in self.pi.parameters():
+                    p.fill_(float("nan"))
+
+    with pytest.raises(ValueError) as info:
+        sac(lambda: gym.make("Pendulum-v1"), actor_critic=Diverged,
+            **dict(TINY, start_steps=0), logger_kwargs=dict(output_dir=str(tmp_path)))
+    line = str(info.value)
+    assert "action" in line and "not finite" in line and "policy network has diverged" in line
+    assert "\n" not in line

@@ -99,7 +99,7 @@ class ReplayBuffer:
         """Write one transition into row ``ptr`` and advance ``ptr`` (cyclically)."""
         row = self.ptr
         if not math.isfinite(rew):  # NaN/inf reward from the env: stop at its step
-            check_finite_reward(rew, self, row, obs)
+            check_finite_reward(rew, self, row, obs, act)
         self.obs_buf[row], self.act_buf[row], self.rew_buf[row] = obs, act, rew
         self.obs2_buf[row], self.done_buf[row] = next_obs, done
         self.ptr = (row + 1) % self.max_size

@@ -116,7 +116,7 @@ class ReplayBuffer:
         """Write one transition into slot ``ptr`` and advance ``ptr`` (cyclically)."""
         slot = self.ptr
         if not math.isfinite(rew):  # NaN/inf reward from the env: stop at its step
-            check_finite_reward(rew, self, slot, obs)
+            check_finite_reward(rew, self, slot, obs, act)
         self.obs_buf[slot], self.act_buf[slot], self.rew_buf[slot] = obs, act, rew
         self.obs2_buf[slot], self.done_buf[slot], self.end_buf[slot] = next_obs, done, end
         self.ptr = (slot + 1) % self.max_size
