@@ -6,6 +6,7 @@ numbers (same random stream, bitwise), to the right sampling frequencies, and ch
 that the hot path really builds no distribution and logs ``VVals`` once per update.
 """
 import importlib
+import traceback
 
 import gymnasium as gym
 import numpy as np
@@ -118,3 +119,23 @@ def test_vvals_stored_once_per_update_not_per_step(algo, monkeypatch, tmp_path):
                           logger_kwargs=dict(output_dir=str(tmp_path)), **kwargs)
     assert sum(vvals_calls) == 400           # every step's V(s_t) is in the statistics
     assert len(vvals_calls) < 400 / 5        # ... stored in a few arrays, not step by step
+
+
+@pytest.mark.parametrize("algo", ["ppo", "vpg", "trpo", "a2c"])
+def test_a_custom_actor_critics_own_value_error_keeps_its_traceback(algo, tmp_path):
+    """Issue 44: the acting loop re-raised every ValueError of ``ac.step`` ``from None``,
+    so a custom actor-critic's own error lost the frames that say where it came from.
+    The message gains the epoch and step; the original stays attached as the cause."""
+    core = importlib.import_module(f"spinup.algos.{algo}.core")
+
+    class Broken(core.MLPActorCritic):
+        def step(self, obs):
+            raise ValueError("my own check failed")
+
+    with pytest.raises(ValueError, match=r"epoch 0, step 0: my own check failed") as info:
+        getattr(spinup, algo)(lambda: gym.make("CartPole-v1"), actor_critic=Broken,
+                              steps_per_epoch=40, epochs=1,
+                              logger_kwargs=dict(output_dir=str(tmp_path)))
+    cause = info.value.__cause__
+    assert isinstance(cause, ValueError) and str(cause) == "my own check failed"
+    assert "step" in [frame.name for frame in traceback.extract_tb(cause.__traceback__)]

@@ -358,7 +358,7 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                         a, v, _ = ac.step(torch.as_tensor(obs, dtype=torch.float32))
                     except ValueError as e:  # NaN/inf policy output: bad observation, else the net
                         check_finite_obs(obs, buf, t)
-                        raise ValueError(f"a2c: epoch {epoch}, step {t}: {e}") from None
+                        raise ValueError(f"a2c: epoch {epoch}, step {t}: {e}") from e
                     env_a = (np.clip(a, env.action_space.low, env.action_space.high)
                              if is_box else a)
                     next_obs, r, terminated, truncated, _ = env.step(env_a)

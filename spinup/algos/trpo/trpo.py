@@ -431,7 +431,7 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     a, v, logp = ac.step(torch.as_tensor(obs, dtype=torch.float32))
                 except ValueError as e:  # NaN/inf policy output: bad observation, else the net
                     check_finite_obs(obs, buf, t)
-                    raise ValueError(f"{algo}: epoch {epoch}, step {t}: {e}") from None
+                    raise ValueError(f"{algo}: epoch {epoch}, step {t}: {e}") from e
                 env_a = np.clip(a, env.action_space.low, env.action_space.high) if is_box else a
                 next_obs, r, terminated, truncated, _ = env.step(env_a)
                 ep_ret += r

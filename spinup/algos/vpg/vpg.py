@@ -350,7 +350,7 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     a, v, logp = ac.step(torch.as_tensor(o, dtype=torch.float32))
                 except ValueError as e:  # NaN/inf policy output: bad observation, else the net
                     check_finite_obs(o, buf, t)
-                    raise ValueError(f"vpg: epoch {epoch}, step {t}: {e}") from None
+                    raise ValueError(f"vpg: epoch {epoch}, step {t}: {e}") from e
                 env_a = np.clip(a, env.action_space.low, env.action_space.high) if is_box else a
                 o2, r, terminated, truncated, _ = env.step(env_a)
                 buf.store(o, a, r, v, logp)
