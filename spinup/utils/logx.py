@@ -193,8 +193,8 @@ def holds_run(output_dir, table_name="progress.txt"):
 
 def _clear_run(output_dir, table_name):
     """Delete what a run wrote to ``output_dir`` (its table, ``config.json``,
-    ``provenance.json``, ``vars*.json``, ``pyt_save/``, ``tb/``, ``output.log``), so that nothing of it
-    is left next to a new run. An ``output.log`` that is this process's standard
+    ``provenance.json``, ``vars*.json``, ``pyt_save/``, ``tb/``, ``output.log``), so that
+    nothing of it is left next to a new run. An ``output.log`` that is this process's standard
     output (a grid launcher opened it for the new run) stays."""
     import re
     for name in os.listdir(output_dir):
