@@ -337,7 +337,10 @@ def resume_run(cmd, args):
     from spinup.utils.arg_checks import check_same_algorithm
     check_same_algorithm(cmd, algo, run_dir, config)   # first: another's run may not load
     try:
-        done = load_checkpoint(run_dir, rank=0)["epoch"]
+        # The epoch every MPI rank has (a run stopped while its ranks were writing their
+        # checkpoints has some one epoch ahead; the resume starts from the lowest).
+        done = min(load_checkpoint(run_dir, rank=r)["epoch"]
+                   for r in range(max(1, checkpoint_ranks(run_dir))))
     except (FileNotFoundError, ValueError) as e:
         from spinup.utils.logx import holds_run
         if isinstance(e, FileNotFoundError) and not holds_run(run_dir):

@@ -324,3 +324,28 @@ def test_cli_resume_refusals(tmp_path):
     assert missing.returncode == 2 and "no checkpoint" in missing.stderr
     assert missing.stderr.count("\n") == 1
     assert (run_dir / "progress.txt").read_bytes() == before
+
+
+def test_mpi_resume_after_the_ranks_stopped_one_epoch_apart(tmp_path):
+    """A ``--cpu 2`` run stopped while its ranks were writing their checkpoints (seen in
+    CI: rank 0 after epoch 44, rank 1 after 45) made the resume hang: rank 1 had nothing
+    left to do and finished while rank 0 waited for it in the next collective. Each rank
+    now keeps the epoch before, and the resume starts where all ranks are."""
+    from spinup.utils.checkpoint import checkpoint_path, previous_checkpoint_path
+    result = cli(*CLI_PPO, "--epochs", "3", "--cpu", "2", "--data_dir", str(tmp_path),
+                 "--exp_name", "m", timeout=300)
+    assert result.returncode == 0, result.stderr
+    run_dir = tmp_path / "m" / "m_s0"
+    assert os.path.exists(previous_checkpoint_path(str(run_dir), 1))
+    whole = table(str(run_dir))
+    # Rank 0 stopped before its epoch-3 checkpoint was written; rank 1 had written its own.
+    os.replace(previous_checkpoint_path(str(run_dir), 0), checkpoint_path(str(run_dir), 0))
+    assert load_checkpoint(str(run_dir), rank=0)["epoch"] == 2
+    assert load_checkpoint(str(run_dir), rank=1)["epoch"] == 3
+    resumed = cli("ppo", "--resume", str(run_dir), "--epochs", "3", timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resum" in resumed.stdout
+    again = table(str(run_dir))
+    assert list(again["Epoch"]) == [0, 1, 2]
+    pd.testing.assert_frame_equal(again.drop(columns="Time"), whole.drop(columns="Time"),
+                                  check_exact=True)

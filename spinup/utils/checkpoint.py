@@ -47,6 +47,12 @@ def checkpoint_path(output_dir, rank=0):
     return osp.join(output_dir, "pyt_save", name)
 
 
+def previous_checkpoint_path(output_dir, rank=0):
+    """Where MPI rank ``rank`` keeps its checkpoint of the epoch before (see
+    :func:`save_checkpoint`)."""
+    return checkpoint_path(output_dir, rank)[:-len(".pt")] + ".prev.pt"
+
+
 def checkpoint_ranks(output_dir):
     """How many MPI processes wrote the checkpoint files in ``output_dir`` (0: none)."""
     return len([name for name in os.listdir(osp.join(output_dir, "pyt_save"))
@@ -69,8 +75,15 @@ def save_checkpoint(output_dir, state):
             the text of ``progress.txt`` under ``"table"`` (see ``Logger.keep_rows``).
     """
     import torch
+
+    from spinup.utils.mpi_tools import num_procs
     path = checkpoint_path(output_dir, _my_rank())
     os.makedirs(osp.dirname(path), exist_ok=True)
+    if num_procs() > 1 and osp.exists(path):
+        # The ranks write their files one after another, so a run stopped in between
+        # leaves them one epoch apart: each keeps the epoch before, and a resume goes back
+        # to the epoch they all have (load_checkpoint).
+        os.replace(path, previous_checkpoint_path(output_dir, _my_rank()))
     payload = dict(state, format=CHECKPOINT_FORMAT)
     table = osp.join(output_dir, "progress.txt")
     if _my_rank() == 0 and osp.exists(table):   # a resume restores the table with it
@@ -84,16 +97,51 @@ def save_checkpoint(output_dir, state):
 def load_checkpoint(output_dir, rank=None):
     """Read the checkpoint that :func:`save_checkpoint` wrote (this rank's by default).
 
+    Under MPI (``rank=None`` on every rank: a collective call) the ranks agree on the
+    epoch first: a rank whose latest checkpoint is ahead of another's (the run stopped
+    while the ranks were writing theirs) takes its checkpoint of the epoch before, so
+    that all resume from the same epoch; every rank raises the same error otherwise.
+
     Returns:
         dict: the saved state.
 
     Raises:
         FileNotFoundError: ``output_dir`` has no checkpoint for this rank.
         ValueError: the file is truncated, holds anything but tensors and plain
-            values, or is not a spinup checkpoint.
+            values, or is not a spinup checkpoint; or the ranks' checkpoints cannot be
+            brought to one epoch.
     """
+    from spinup.utils.mpi_tools import mpi_op, num_procs
+    if rank is not None or num_procs() == 1:
+        return _read_checkpoint(output_dir, _my_rank() if rank is None else rank)
+    mine, error = None, None
+    try:
+        mine = _read_checkpoint(output_dir, _my_rank())
+    except (FileNotFoundError, ValueError) as e:
+        error = e
+    epoch = -1 if mine is None else int(mine["epoch"])
+    low, high = (int(mpi_op(epoch, op)) for op in ("min", "max"))
+    failed = int(mpi_op(0 if error is None else 1, "max"))
+    if failed:   # every rank stops, none waits in a collective for the others
+        raise error or ValueError(f"{output_dir}: another MPI rank cannot read its "
+                                  "checkpoint; cannot resume")
+    if epoch > low:
+        previous = previous_checkpoint_path(output_dir, _my_rank())
+        try:
+            mine = _read_checkpoint(output_dir, _my_rank(), previous)
+        except (FileNotFoundError, ValueError):
+            mine = None
+    agreed = int(mpi_op(1 if mine is not None and int(mine["epoch"]) == low else 0, "min"))
+    if not agreed:
+        raise ValueError(f"{output_dir}: the MPI ranks' checkpoints are after epochs {low} to "
+                         f"{high} and cannot be brought to one epoch; cannot resume")
+    return mine
+
+
+def _read_checkpoint(output_dir, rank, path=None):
+    """One checkpoint file (rank ``rank``'s latest, or ``path``), checked."""
     import torch
-    path = checkpoint_path(output_dir, _my_rank() if rank is None else rank)
+    path = path or checkpoint_path(output_dir, rank)
     if not osp.exists(path):
         raise FileNotFoundError(f"{output_dir}: no checkpoint to resume from ({path} does not "
                                 "exist; checkpoints are written at the end of each epoch)")
