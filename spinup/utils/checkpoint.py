@@ -16,6 +16,7 @@ import os.path as osp
 import pickle
 import random
 import re
+import shutil
 import warnings
 
 import gymnasium as gym
@@ -82,8 +83,15 @@ def save_checkpoint(output_dir, state):
     if num_procs() > 1 and osp.exists(path):
         # The ranks write their files one after another, so a run stopped in between
         # leaves them one epoch apart: each keeps the epoch before, and a resume goes back
-        # to the epoch they all have (load_checkpoint).
-        os.replace(path, previous_checkpoint_path(output_dir, _my_rank()))
+        # to the epoch they all have (load_checkpoint). The latest file stays in place
+        # until the new one replaces it, so a stop at any moment leaves one.
+        previous = previous_checkpoint_path(output_dir, _my_rank())
+        tmp = f"{previous}.tmp{os.getpid()}"
+        try:
+            os.link(path, tmp)
+        except OSError:   # a file system without hard links
+            shutil.copyfile(path, tmp)
+        os.replace(tmp, previous)
     payload = dict(state, format=CHECKPOINT_FORMAT)
     table = osp.join(output_dir, "progress.txt")
     if _my_rank() == 0 and osp.exists(table):   # a resume restores the table with it
