@@ -46,6 +46,11 @@ def _abort_job_on_uncaught_exception(comm):
     def report_then_abort(exc_type, exc, tb):
         report(exc_type, exc, tb)
         sys.stderr.flush()
+        # mpiexec forwards a rank's output through its proxy, and Abort ends the proxy
+        # too: give it a moment to pass the traceback on, or a loaded machine can lose it
+        # (the job ended with exit 1 and no message, twice in a day of suite runs).
+        import time
+        time.sleep(1.0)
         comm.Abort(1)
 
     sys.excepthook = report_then_abort
