@@ -299,15 +299,14 @@ def first_epoch(run_dir, out_dir):
     Returns:
         (committed, rerun): the two first rows as pandas Series, ``Time`` dropped.
     """
-    import re
-
     import gymnasium as gym
     import pandas as pd
 
     import spinup
+    from spinup.utils.run_utils import _SAVED_ENV   # how config.json names the env
     with open(osp.join(run_dir, "config.json")) as f:
         config = json.load(f)
-    env_id = re.fullmatch(r".*gym\.make\('([^']+)'\)", config["env_fn"]).group(1)
+    env_id = _SAVED_ENV.search(config["env_fn"]).group(2)
     getattr(spinup, config["_algorithm"])(
         lambda: gym.make(env_id), seed=config["seed"], epochs=1,
         steps_per_epoch=config["steps_per_epoch"],

@@ -141,6 +141,11 @@ def _tensorboard_writer_class():
     return SummaryWriter
 
 
+def _config_text(config):
+    """config.json's text for a JSON-ready dict (sorted keys, one entry per line)."""
+    return json.dumps(config, separators=(",", ":\t"), indent=4, sort_keys=True)
+
+
 def _unfinished(run_dir, table_path):
     """``(epochs done, epochs planned)`` for a run that stopped with a checkpoint before
     its last epoch, else None."""
@@ -525,7 +530,7 @@ class Logger:
             return
         write_provenance(self.output_dir, self._provenance)
         self._provenance = None
-        text = json.dumps(as_json, separators=(",", ":\t"), indent=4, sort_keys=True)
+        text = _config_text(as_json)
         if self.verbose:
             print(colorize("Saving config to config.json:\n", color="cyan", bold=True))
             print(text)
@@ -548,9 +553,7 @@ class Logger:
                 or saved.get("epochs") == self._resumed_epochs):
             return
         saved["epochs"] = self._resumed_epochs
-        with open(path + ".tmp", "w") as f:
-            f.write(json.dumps(saved, separators=(",", ":\t"), indent=4, sort_keys=True))
-        os.replace(path + ".tmp", path)
+        write_text_atomically(path, _config_text(saved))
 
     def setup_pytorch_saver(self, what_to_save, ac_kwargs=None):
         """Choose the module that :meth:`save_state` writes to ``pyt_save/``.
