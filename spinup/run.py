@@ -193,11 +193,11 @@ def _parse_value(key, text):
     from spinup.utils.serialization_utils import import_dotted
     try:
         return import_dotted(text)
-    except ImportError:
+    except ImportError as e:
         hint = " (TensorFlow names are not supported: use torch.nn.*)" \
             if text.startswith("tf.") else ""
         flag = {full: short for short, full in SUBSTITUTIONS.items()}.get(key, key)
-        raise CLIError(f"--{flag}: cannot import {text!r}{hint}") from None
+        raise CLIError(f"--{flag}: {e}{hint}") from None
 
 
 def _check_type(cmd, key, default, value):
@@ -357,6 +357,10 @@ def resume_run(cmd, args):
     saved = dict(config, env_name=found.group(2), num_cpu=ranks)
     output_options, changed = {}, {}
     for key, raw in values.items():
+        if key == "overwrite":
+            raise CLIError(f"{cmd}: --resume and --overwrite contradict each other: --resume "
+                           f"continues the run in {run_dir}, --overwrite starts it again from "
+                           "nothing; give one of them")
         given = [_parse_value(key, text) for text in raw]
         if key in RESUME_OUTPUT_FLAGS and given in ([True], [False]):
             output_options[key] = given[0]
@@ -531,6 +535,9 @@ def main(argv=None):
         if not getattr(e, "reported", False):   # else the launcher said what stopped
             print("Interrupted (Ctrl-C).", file=sys.stderr)
         return 128 + getattr(e, "signum", signal.SIGINT)
+    except BrokenPipeError:   # the reader of stdout exited (| head)
+        from spinup.utils.run_entrypoint import stdout_closed
+        return stdout_closed()
     except Exception as e:
         # A Ctrl-C inside a C extension's import can come out as an ImportError
         # ("Importing the numpy C-extensions failed"): still a Ctrl-C.
@@ -566,7 +573,9 @@ def _main(argv):
         print(f"error: {e}", file=sys.stderr)   # (the checks raise ValueError, TypeError)
         return 2
     except ExperimentError as e:
-        print(f"error: {e}", file=sys.stderr)
+        from spinup.utils.run_entrypoint import EXIT_PIPE_CLOSED
+        if e.returncode != EXIT_PIPE_CLOSED:   # else the run said why on stderr
+            print(f"error: {e}", file=sys.stderr)
         return e.returncode if e.returncode > 0 else 1
     return 0
 

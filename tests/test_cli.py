@@ -29,6 +29,8 @@ def test_grid_directories_and_end_message(tmp_path):
     (["ppo", "--env", "CartPole-v1", "--epoch", "3"], "unknown flag --epoch. Did you mean: --epochs"),
     (["ppo", "--env", "CartPole-v1", "--epochs", "abc"], "--epochs expects an integer"),
     (["ppo", "--env", "CartPole-v1", "--act", "torch.nn.Relu"], "--act: cannot import"),
+    # issue 45: refused without importing ``this`` (which prints the Zen of Python)
+    (["ppo", "--env", "CartPole-v1", "--act", "this.s"], "'this' is a standard-library module"),
     (["ppo", "--epochs", "3"], "you must give an environment with --env"),
     (["ppo", "--env", "CartPole-v1", "--cpu", "0"], "--cpu expects a positive integer"),
     (["ppo", "--env", "CartPole-v1", "--exp_name", "a", "b"], "--exp_name takes one value"),
@@ -38,7 +40,7 @@ def test_bad_input_gives_one_clear_error(tmp_path, args, message):
     proc = run_here(*args, "--data_dir", tmp_path) if args[0] == "ppo" else run_here(*args)
     assert proc.returncode == 2
     assert message in proc.stderr
-    assert "Traceback" not in proc.stderr
+    assert "Traceback" not in proc.stderr and "Beautiful is better" not in proc.stdout
     assert not os.listdir(tmp_path)  # nothing was launched
 
 
@@ -205,3 +207,42 @@ def test_bench_ppo_cartpole_refuses_too_many_processes_in_one_line(tmp_path, cap
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1 and "--oversubscribe" in err
     assert not os.listdir(tmp_path)
+
+
+def test_output_into_head_stops_the_run_in_one_line(tmp_path):
+    """Issue 45: ``spinup.run ppo ... | head -3`` ended in a BrokenPipeError traceback and
+    exit 1. The reader leaving now stops the run with one line and 141 (128 + SIGPIPE)."""
+    import subprocess
+    import sys
+    cmd = (f"{sys.executable} -m spinup.run ppo --env CartPole-v1 --epochs 50 "
+           f"--steps_per_epoch 300 --data_dir {tmp_path} | head -3; "
+           "exit ${PIPESTATUS[0]}")
+    proc = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 141, proc.stderr[-3000:]
+    assert len(proc.stdout.splitlines()) == 3
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        "stopped: the program reading the output closed it (e.g. '| head'); what the run "
+        "wrote so far is kept (--resume continues it)"]
+
+
+def test_resume_with_overwrite_says_they_contradict(tmp_path):
+    """Issue 45: ``--resume DIR --overwrite`` said "--overwrite True differs from them"."""
+    run_here("ppo", "--env", "CartPole-v1", "--epochs", 1, "--steps_per_epoch", 100,
+             "--exp_name", "r", "--data_dir", tmp_path)
+    run_dir = tmp_path / "r" / "r_s0"
+    before = (run_dir / "progress.txt").read_bytes()
+    proc = run_here("ppo", "--resume", run_dir, "--overwrite")
+    assert proc.returncode == 2
+    assert "--resume and --overwrite contradict each other" in proc.stderr
+    assert (run_dir / "progress.txt").read_bytes() == before
+
+
+def test_refusal_to_overwrite_names_the_python_forms(tmp_path):
+    """Issue 45: a user of ExperimentGrid or EpochLogger was told logger_kwargs=..."""
+    from spinup.utils.logx import EpochLogger
+    run_here("ppo", "--env", "CartPole-v1", "--epochs", 1, "--steps_per_epoch", 100,
+             "--exp_name", "o", "--data_dir", tmp_path)
+    with pytest.raises(FileExistsError) as e:
+        EpochLogger(output_dir=str(tmp_path / "o" / "o_s0"))
+    assert "ExperimentGrid.run" in str(e.value) and "EpochLogger" in str(e.value)

@@ -254,3 +254,20 @@ def test_test_policy_refuses_negative_len_and_itr(tmp_path, args, line):
     proc = run_cli("test_policy", tmp_path, *args, "-nr", check=False)
     assert proc.returncode == 2 and line in proc.stderr.splitlines()[-1]
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("algo, hint", [
+    ("dqn", "one Discrete index stands for each combination"),
+    ("sac", "turn its actions into a continuous (Box) space"),
+])
+def test_multidiscrete_actions_get_a_hint_the_algorithm_can_use(tmp_path, algo, hint):
+    """Issue 45: DQN refused MultiDiscrete actions with "turn its actions into a Box or a
+    Discrete space" (a Box it cannot use either)."""
+    class Multi(gym.Env):
+        observation_space = gym.spaces.Box(-1, 1, (3,))
+        action_space = gym.spaces.MultiDiscrete([2, 3])
+
+    with pytest.raises(ValueError) as e:
+        getattr(spinup, algo)(Multi, logger_kwargs=dict(output_dir=str(tmp_path / "out")))
+    assert hint in str(e.value) and "Box or a Discrete" not in str(e.value)
+    assert not (tmp_path / "out").exists()

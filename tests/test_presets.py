@@ -156,3 +156,24 @@ def test_cli_bad_config_is_one_line_exit_2(tmp_path, text):
     assert "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and path in proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_preset_or_run_config_of_another_algorithm_names_it(tmp_path):
+    """Issue 45: ``sac --config ppo_CartPole-v1`` said "unknown key 'pi_lr'"."""
+    with pytest.raises(ValueError, match="written for ppo, not sac .*sac's presets: sac_"):
+        load_config("ppo_CartPole-v1", "sac")
+    path = _write(tmp_path, json.dumps({"_algorithm": "ppo", "pi_lr": 0.001}))
+    with pytest.raises(ValueError, match="written for ppo, not ddpg.*ddpg has no presets"):
+        load_config(path, "ddpg")
+    assert load_config(path, "ppo") == {"pi_lr": 0.001}
+
+
+def test_a_command_line_name_does_not_import_an_unloaded_standard_module(tmp_path):
+    """Issue 45: ``"actor_critic": "this.s"`` printed the Zen of Python (importing ``this``)
+    before the refusal; a name from a file or a command line must not run such code."""
+    import sys
+    sys.modules.pop("this", None)
+    path = _write(tmp_path, json.dumps({"actor_critic": "this.s"}))
+    with pytest.raises(ValueError, match="standard-library module"):
+        load_config(path, "ppo")
+    assert "this" not in sys.modules

@@ -207,8 +207,32 @@ def load_config(path_or_name, fn, flat=True):
                          f"column {e.colno})") from None
     except UnicodeDecodeError:
         raise ValueError(f"{where}: not a UTF-8 text file") from None
+    _check_written_for(name, path, config, where)
     kwargs = resolve_kwargs(config, fn, where)
     return flatten(kwargs) if flat else kwargs
+
+
+def _check_written_for(name, path, config, where):
+    """Refuse a preset or a run's ``config.json`` that belongs to another algorithm.
+
+    A preset says its algorithm in its file name (``ppo_CartPole-v1.json``), a run's
+    ``config.json`` in its ``_algorithm`` entry. Without this check the first foreign
+    key would be reported ("unknown key 'pi_lr'"), which hides the real mistake.
+
+    Raises:
+        ValueError: one line naming both algorithms and the presets of ``name``.
+    """
+    if os.path.dirname(os.path.abspath(path)) == PRESET_DIR:
+        other = os.path.basename(path).partition("_")[0]
+    else:   # only the explicit entry: another algorithm's actor_critic class may be meant
+        other = config.get("_algorithm") if isinstance(config, dict) else None
+        other = other if isinstance(other, str) else None
+    if other is None or other == name or {other, name} <= {"trpo", "npg"}:
+        return
+    own = [p for p in list_presets() if p.startswith(name + "_")]
+    listed = f"{name}'s presets: {', '.join(own)}" if own else f"{name} has no presets"
+    raise ValueError(f"{where}: written for {other}, not {name} (use it with "
+                     f"'python -m spinup.run {other} --config ...'; {listed})")
 
 
 def overlay(loaded, given_keys):

@@ -464,8 +464,12 @@ def check_spaces(algo, env, obs=FLAT_BOX, act=(BOX, DISCRETE)):
             hint = "its tanh policy is scaled to the action bounds"
         elif _box(act_space):
             hint = f"for continuous (Box) actions use {_BOX_ALGOS}"
+        elif act == (DISCRETE,):   # e.g. MultiDiscrete for DQN: one index per combination
+            hint = ("wrap the env so that one Discrete index stands for each combination of "
+                    "actions (gymnasium.wrappers.TransformAction with a Discrete space)")
         else:
-            hint = "wrap the env to turn its actions into a Box or a Discrete space"
+            hint = ("wrap the env to turn its actions into "
+                    + " or ".join(kind.words for kind in act) + " space")
         problem = (f"action space {act_space} is not supported: {algo.upper()} needs "
                    f"{needs}; {hint}")
     if problem:

@@ -172,7 +172,8 @@ def refusal_to_overwrite(table_path):
         "logger_kwargs=dict(..., resume=True)).")
     return (f"{run_dir} already holds a run ({osp.basename(table_path)} exists); refusing to "
             "overwrite it. Choose a new --exp_name, add --dt for date-stamped directories, "
-            "or pass --overwrite (Python: logger_kwargs=dict(..., overwrite=True))." + resume)
+            "or pass --overwrite (Python: overwrite=True in an algorithm's logger_kwargs, in "
+            "ExperimentGrid.run or in EpochLogger)." + resume)
 
 
 def holds_run(output_dir, table_name="progress.txt"):

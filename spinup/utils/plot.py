@@ -292,6 +292,8 @@ def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
         estimator (str): ``'mean'``, ``'max'`` or ``'min'``, as :func:`plot_data`.
         savefig (str): save to this file (its directory created if needed) instead
             of ``plt.show()``; with several values, ``out_<value>.png`` per figure.
+            Without ``savefig``, ``plt.show()`` is called only where the backend can
+            show; under a file-only backend the figures are just returned.
 
     Returns:
         list of matplotlib.figure.Figure: one per value, to restyle or save
@@ -366,14 +368,9 @@ def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
             except OSError as e:  # no permission, a directory of that name, disk full
                 raise ValueError(f"cannot write {target} ({e.strerror or e})") from None
             print(f"Saved figure to {target}")
-    if not savefig:
-        if _can_show():
-            plt.show()
-        else:
-            print("No display available: use --savefig FILE to save the plot (from Python: "
-                  "savefig=FILE, or fig.savefig(...) on the returned figures).",
-                  file=sys.stderr)
-    return figures
+    if not savefig and _can_show():
+        plt.show()
+    return figures   # (without a display, the caller saves them or is told to: main())
 
 
 def _parser():
@@ -432,6 +429,8 @@ def main(argv=None):
     except ValueError as e:
         print(f"plot: error: {e}", file=sys.stderr)
         return 1
+    if not args.savefig and not _can_show():
+        print("No display available: use --savefig FILE to save the plot.", file=sys.stderr)
     return 0
 
 

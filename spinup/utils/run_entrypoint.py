@@ -120,6 +120,8 @@ def main(encoded_thunk):
         call()
     except KeyboardInterrupt:
         _exit_after_ctrl_c()
+    except BrokenPipeError:
+        _exit(stdout_closed())
     except Exception as e:
         if caused_by_ctrl_c(e):   # a library turned the Ctrl-C into another exception
             _exit_after_ctrl_c()
@@ -129,6 +131,34 @@ def main(encoded_thunk):
             raise
         print(f"error: {e} (set SPINUP_DEBUG=1 for the traceback)", file=sys.stderr)
         _exit(2)
+
+
+#: Exit code after the reader of stdout went away: 128 + SIGPIPE, as a shell reports it.
+EXIT_PIPE_CLOSED = 141
+
+
+def stdout_closed():
+    """Handle a ``BrokenPipeError`` on stdout: say so once on stderr and return 141.
+
+    This happens when the program reading the output exits early, as ``head`` does in
+    ``python -m spinup.run ppo ... | head -3``. The run stops where it is; what it wrote
+    to its directory stays. stdout is pointed at ``/dev/null`` so that Python's final
+    flush does not fail a second time.
+
+    Returns:
+        int: :data:`EXIT_PIPE_CLOSED`.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    try:
+        print("stopped: the program reading the output closed it (e.g. '| head'); what the "
+              "run wrote so far is kept (--resume continues it)", file=sys.stderr)
+    except OSError:
+        pass
+    return EXIT_PIPE_CLOSED
 
 
 def _exit_after_ctrl_c():

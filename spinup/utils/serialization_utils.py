@@ -18,6 +18,7 @@ import json
 import numbers
 import os
 import re
+import sys
 import warnings
 
 import numpy as np
@@ -50,11 +51,22 @@ def import_dotted(name):
     rest is followed as attributes, so ``"torch.nn.Tanh"`` and ``"pkg.Outer.Inner"``
     both work.
 
+    A standard-library module that is not loaded yet is refused without importing it:
+    a command line names objects, it does not run code (``--act this.s`` must not print
+    the Zen of Python before its error).
+
     Raises:
-        ImportError: no prefix of ``name`` is a module, or the remaining attributes
-            do not exist.
+        ImportError: no prefix of ``name`` is a module, the remaining attributes
+            do not exist, or the first part is an unloaded standard-library module.
     """
     parts = name.split(".")
+    if parts[0] in sys.stdlib_module_names and parts[0] not in sys.modules:
+        # Importing runs a module's code ("this" prints a poem, "antigravity" opens a
+        # browser): a name from a command line or a file may reach installed packages and
+        # the user's own modules, not a standard-library module nothing has loaded.
+        raise ImportError(f"cannot import {name!r}: {parts[0]!r} is a standard-library "
+                          "module that spinup does not load; name a class of torch.nn, "
+                          "spinup or your own module")
     for split in range(len(parts) - 1, 0, -1):
         module_name, attrs = ".".join(parts[:split]), parts[split:]
         try:

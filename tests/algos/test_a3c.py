@@ -140,8 +140,38 @@ def test_ctrl_c_stops_all_workers(tmp_path):
     pids = _worker_pids(out)
     assert len(pids) == 2, out[-3000:]
     assert all(_dead(p) for p in pids)
-    # the epochs logged so far (and the interrupted one) are in progress.txt
-    assert len(read_progress(tmp_path / "out")) >= 1
+    # Issue 45: the finished epochs are in progress.txt and the interrupted one is not
+    # (a row is an epoch's end; a partial row made a failed run's rerun be refused)
+    from spinup.utils.checkpoint import load_checkpoint
+    rows = read_progress(tmp_path / "out")
+    assert len(rows) >= 1 and len(rows) == load_checkpoint(str(tmp_path / "out"))["epoch"]
+
+
+def test_a_failed_run_leaves_no_row_so_the_same_call_reuses_its_directory(tmp_path):
+    """Issue 45: a worker's exception in epoch 0 used to leave a row of NaN test columns,
+    and the rerun was refused ("already holds a run")."""
+    import gymnasium as gym
+    from spinup import a3c
+
+    class FailsLater(gym.Wrapper):
+        def __init__(self):
+            super().__init__(gym.make("CartPole-v1"))
+            self.steps = 0
+
+        def step(self, a):
+            self.steps += 1
+            if self.steps > 150:
+                raise RuntimeError("the env broke")
+            return self.env.step(a)
+
+    out = str(tmp_path / "out")
+    with pytest.raises(RuntimeError, match="the env broke"):
+        a3c(FailsLater, num_workers=1, epochs=2, steps_per_epoch=400,
+            logger_kwargs=dict(output_dir=out))
+    assert (tmp_path / "out" / "progress.txt").read_text().count("\n") <= 1   # header only
+    a3c(lambda: gym.make("CartPole-v1"), num_workers=1, epochs=1, steps_per_epoch=400,
+        logger_kwargs=dict(output_dir=out))
+    assert len(read_progress(tmp_path / "out")) == 1
 
 
 def test_cli_smoke_and_cpu_flag_error(tmp_path):

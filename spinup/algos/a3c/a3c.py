@@ -241,8 +241,8 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             space, or a call under ``mpiexec`` with more than one process. Nothing
             is written to disk in these cases.
         RuntimeError: a worker failed (``workers.WorkerError``, with its traceback).
-        KeyboardInterrupt: Ctrl-C, after stopping the workers and saving the model
-            and the partial epoch.
+        KeyboardInterrupt: Ctrl-C, after stopping the workers. The files are those
+            of the last finished epoch (``--resume`` continues from it).
 
     Source:
         Mnih et al. 2016, arXiv:1602.01783, Algorithm S3; the pseudocode and the
@@ -434,18 +434,6 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         logger.log_tabular("Time", time.time() - start_time)
         logger.dump_tabular()
 
-    def save_partial_epoch(epoch):
-        """After Ctrl-C or a failure: save the model and what this epoch logged."""
-        logger.log("a3c: stopped early; saving the model and the partial epoch", color="red")
-        try:
-            logger.save_state({"env": test_env}, None)
-            if logger.log_current_row:  # stopped while writing a row: finish it
-                logger.dump_tabular()
-            else:
-                log_epoch(epoch, T.value)
-        except Exception as e:  # never hide the original error
-            logger.log(f"a3c: could not write the partial epoch: {e}", color="red")
-
     start_time = time.time()
     epoch = first_epoch = restore(load_checkpoint(run_dir)) if logger.resuming else 0
     try:
@@ -474,9 +462,10 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 pool.join(handle)
                 # updates that were in flight at the last save: model.pt = the result
                 logger.save_state({"env": test_env}, None)
-            except BaseException:
-                pool.stop(handle)
-                save_partial_epoch(epoch)
+            except BaseException:   # Ctrl-C or a failure: what is saved is the last
+                pool.stop(handle)     # epoch's (rows, model, checkpoint), as everywhere
+                logger.log(f"a3c: stopped early, in epoch {epoch}; the files are those of "
+                           "the last finished epoch", color="red")
                 raise
     finally:
         if updates_file:
