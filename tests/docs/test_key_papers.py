@@ -38,6 +38,10 @@ NO_IDENTIFIER = {
     "paper-kakade2002approx",       # ICML 2002, no online proceedings
     "paper-wu2017baselines",        # a blog post
     "paper-suttonbarto2018",        # a book (MIT Press)
+    "paper-schaul2015uvfa",         # ICML 2015, PMLR 37 only
+    "paper-hausman2018embedding",   # ICLR 2018, OpenReview only
+    "paper-kapturowski2019r2d2",    # ICLR 2019, OpenReview only
+    "paper-ziebart2010thesis",      # a PhD thesis (CMU)
 }
 
 ARXIV = re.compile(r"^`arXiv:(\d{4}\.\d{4,5}(v\d+)?) <https://arxiv\.org/abs/\1>`__$")
