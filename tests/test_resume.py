@@ -349,3 +349,38 @@ def test_mpi_resume_after_the_ranks_stopped_one_epoch_apart(tmp_path):
     assert list(again["Epoch"]) == [0, 1, 2]
     pd.testing.assert_frame_equal(again.drop(columns="Time"), whole.drop(columns="Time"),
                                   check_exact=True)
+
+
+def _grid(tmp_path, *extra):
+    return run_here("ppo", "--env", "CartPole-v1", "--steps_per_epoch", 200, "--seed", 0, 1,
+                    "--exp_name", "g", "--data_dir", tmp_path, *extra)
+
+
+def test_grid_resume_treats_each_run_as_resume_dir_does(tmp_path):
+    """Issues 44 and 45: a grid ``--resume`` and ``--resume DIR`` decide alike.
+
+    Fewer epochs than done: the single form refused, the grid skipped. A finished run
+    whose checkpoint was deleted: the grid replaced its files (with other arguments
+    too), exit 0. A deleted progress.txt: a traceback on resume."""
+    assert _grid(tmp_path, "--epochs", 2).returncode == 0
+    s0, s1 = tmp_path / "g" / "g_s0", tmp_path / "g" / "g_s1"
+    before = (s1 / "progress.txt").read_bytes()
+    proc = _grid(tmp_path, "--epochs", 1, "--resume")
+    assert proc.returncode == 2 and "--epochs 1 would undo them" in proc.stderr
+    single = run_here("ppo", "--resume", s0, "--epochs", 1)
+    assert single.returncode == 2 and "would undo them" in single.stderr
+    os.remove(s1 / "pyt_save" / "checkpoint.pt")
+    proc = _grid(tmp_path, "--epochs", 2, "--resume", "--pi_lr", 0.01)
+    assert proc.returncode == 2 and "pi_lr 0.01" in proc.stderr
+    assert (s1 / "progress.txt").read_bytes() == before   # nothing replaced
+    proc = _grid(tmp_path, "--epochs", 2, "--resume")   # finished, same arguments: skipped
+    assert proc.returncode == 0 and (s1 / "progress.txt").read_bytes() == before
+    proc = _grid(tmp_path, "--epochs", 3, "--resume")   # unfinished, cannot continue
+    assert proc.returncode == 2 and "no checkpoint" in proc.stderr
+    assert (s1 / "progress.txt").read_bytes() == before
+    rows = (s0 / "progress.txt").read_text()
+    os.remove(s0 / "progress.txt")   # the checkpoint carries the table
+    proc = run_here("ppo", "--resume", s0, "--epochs", 3)
+    assert proc.returncode == 0, proc.stderr
+    again = (s0 / "progress.txt").read_text().splitlines()
+    assert len(again) == 4 and again[:3] == rows.splitlines()

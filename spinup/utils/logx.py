@@ -420,9 +420,12 @@ class Logger:
 
     def _continue_table(self):
         """Open the table of the run being resumed for appending (:meth:`keep_rows` next)."""
-        if not osp.exists(self._table_path):
+        if not osp.exists(self._table_path) and not osp.isdir(
+                osp.join(self.output_dir, "pyt_save")):
             raise FileNotFoundError(f"{self.output_dir}: no run to resume "
                                     f"({osp.basename(self._table_path)} does not exist)")
+        # A deleted table comes back from the checkpoint, which carries its text
+        # (keep_rows; a checkpoint without it refuses there in one line).
         self.output_file = open(self._table_path, "a")
 
     def keep_rows(self, epochs, table=None):

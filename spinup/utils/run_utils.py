@@ -514,11 +514,24 @@ def _plan_resume(run, num_cpu):
     """
     from spinup.utils.checkpoint import checkpoint_path, checkpoint_ranks, load_checkpoint
     from spinup.utils.mpi_tools import _physical_cores
+    from spinup.utils.logx import holds_run
     if not osp.exists(checkpoint_path(run.output_dir)):
-        if osp.exists(osp.join(run.output_dir, "progress.txt")):
-            # Stopped before its first checkpoint: nothing to keep, start again.
-            run.kwargs["logger_kwargs"]["overwrite"] = True
-        return
+        if not holds_run(run.output_dir):
+            if osp.exists(osp.join(run.output_dir, "progress.txt")):
+                # Stopped before its first epoch ended: nothing to keep, start again.
+                run.kwargs["logger_kwargs"]["overwrite"] = True
+            return
+        # Epochs logged but no checkpoint (deleted: a replay buffer is large). Never
+        # overwritten by --resume: skipped if finished with these arguments, else refused.
+        check_same_call(run.output_dir, run.fn, run.kwargs)
+        rows = _count_rows(run.output_dir)
+        if run.epochs is not None and rows == run.epochs:
+            run.state, run.shown = "skip", rows
+            return
+        raise LaunchError(f"--resume: {run.output_dir} has {rows} epoch(s) logged but no "
+                          "checkpoint (pyt_save/checkpoint.pt), so it cannot be continued; "
+                          "nothing was changed. Give a new --exp_name, or delete the "
+                          "directory to start it again")
     try:
         done = int(load_checkpoint(run.output_dir, rank=0)["epoch"])
     except (ValueError, KeyError) as e:
@@ -529,7 +542,11 @@ def _plan_resume(run, num_cpu):
     if ranks != wanted:
         raise LaunchError(f"--resume: {run.output_dir} was run with --cpu {ranks}, this grid "
                           f"asks for --cpu {num_cpu}; give the grid its original --cpu")
-    if run.epochs is not None and done >= run.epochs:
+    if run.epochs is not None and done > run.epochs:   # as --resume DIR --epochs N says
+        raise LaunchError(f"--resume: {run.output_dir} has done {done} epochs already; "
+                          f"--epochs {run.epochs} would undo them (give --epochs {done} or "
+                          "more, or a new --exp_name)")
+    if run.epochs is not None and done == run.epochs:
         run.state, run.shown = "skip", done
         return
     # Rows after the checkpoint (if any) are stale: not reported before the run cuts them.
