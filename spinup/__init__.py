@@ -10,6 +10,8 @@ Algorithms are imported lazily (on first attribute access), so ``import spinup``
 stays fast and never needs torch, gymnasium or MPI before you use them.
 """
 import importlib
+import importlib.util
+import sys
 
 from spinup.version import __version__
 
@@ -48,3 +50,48 @@ def __getattr__(name):
 
 def __dir__():
     return __all__
+
+
+# ---- MuJoCo's compiler note about gymnasium's own model files ----
+# MuJoCo 3.3+ prints "compiler attribute 'settotalmass' is deprecated" each time it compiles
+# some of gymnasium's MuJoCo XML files (several times per run: the env is probed, trained
+# and tested). Nothing in it is for the user to act on, so spinup drops that one note and
+# passes every other MuJoCo warning on as MuJoCo prints it. Installed when mujoco is
+# imported, so that `import spinup` does not import it.
+
+def _filter_mujoco_warnings(mujoco):
+    previous = mujoco.get_mju_user_warning()
+
+    def warning(msg):
+        if "settotalmass" in msg:
+            return
+        if previous is not None:
+            previous(msg)
+        else:
+            print(f"WARNING: {msg}", flush=True)
+    mujoco.set_mju_user_warning(warning)
+
+
+class _WhenMujocoIsImported:
+    """A ``sys.meta_path`` finder that filters MuJoCo's warnings once mujoco has loaded."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "mujoco":
+            return None
+        sys.meta_path.remove(self)   # find the real module, once
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return None
+        load = spec.loader.exec_module
+
+        def exec_module(module):
+            load(module)
+            _filter_mujoco_warnings(module)
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+if "mujoco" in sys.modules:
+    _filter_mujoco_warnings(sys.modules["mujoco"])
+else:
+    sys.meta_path.insert(0, _WhenMujocoIsImported())

@@ -1,6 +1,7 @@
 """Issue 30: the env is made and tried once before any file exists, and the cases of
 the third newcomer sweep give one line that says what to change (or a correct run
 with a note). Each refusal: the right exit code or exception, one line, no directory."""
+import importlib.util
 import os
 import subprocess
 import sys
@@ -271,3 +272,19 @@ def test_multidiscrete_actions_get_a_hint_the_algorithm_can_use(tmp_path, algo, 
         getattr(spinup, algo)(Multi, logger_kwargs=dict(output_dir=str(tmp_path / "out")))
     assert hint in str(e.value) and "Box or a Discrete" not in str(e.value)
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mujoco") is None, reason="needs mujoco")
+def test_mujocos_settotalmass_note_is_dropped_and_other_warnings_kept():
+    """Issue 45: six "compiler attribute 'settotalmass' is deprecated" lines on every
+    MuJoCo run (gymnasium's XML files; nothing for a user to do)."""
+    code = textwrap.dedent("""
+        import spinup, gymnasium as gym, mujoco
+        gym.make("HalfCheetah-v5").reset(seed=0)
+        mujoco.get_mju_user_warning()("another warning")
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "settotalmass" not in proc.stdout + proc.stderr
+    assert proc.stdout.strip() == "WARNING: another warning"

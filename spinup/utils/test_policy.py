@@ -41,6 +41,13 @@ def _model_path(fpath, itr):
     """
     save_dir = osp.join(fpath, "pyt_save")
     if not osp.isdir(save_dir):
+        runs = (sorted(d for d in os.listdir(fpath)
+                       if osp.isdir(osp.join(fpath, d, "pyt_save"))) if osp.isdir(fpath) else [])
+        if runs:   # an experiment's folder (a grid's variant): its runs are one level down
+            shown = ", ".join(runs[:5]) + (", ..." if len(runs) > 5 else "")
+            raise FileNotFoundError(
+                f"{fpath!r} is the folder of {len(runs)} run(s) ({shown}), not one run; "
+                f"give one, e.g.: python -m spinup.run test_policy {osp.join(fpath, runs[0])}")
         raise FileNotFoundError(f"no saved model in {fpath!r} (expected {save_dir}/model.pt); "
                                 "is this the output directory of a spinup run?")
     if itr != "last":

@@ -108,3 +108,14 @@ def test_watch_policy_returns_an_inline_animation_without_a_display(cartpole_run
     assert "SDL_VIDEODRIVER" not in os.environ  # the session's environment is left as it was
     with pytest.raises(ValueError, match="frame_step"):
         watch_policy(str(cartpole_run), frame_step=0)
+
+
+def test_an_experiment_folder_points_to_its_runs(cartpole_run):
+    """Issue 45: ``test_policy`` given the folder above the runs said only "no saved model"."""
+    from spinup.utils.test_policy import load_policy_and_env
+    folder = os.path.dirname(str(cartpole_run))
+    with pytest.raises(FileNotFoundError) as e:
+        load_policy_and_env(folder)
+    assert "not one run" in str(e.value)
+    assert f"test_policy {os.path.join(folder, os.path.basename(str(cartpole_run)))}" \
+        in str(e.value)
