@@ -89,14 +89,15 @@ def test_1_2_structure():
 
 
 def test_1_2_checker_smoke(tmp_path):
-    """The checker's PPO path with a tiny budget (the verdict is then meaningless:
-    it fails the bar, exit status 1), on the reference solution."""
+    """The checker's PPO path with a tiny budget, on the reference solution: too short
+    for the learning bar, so the verdict is whether the code ran (issue 45: the reference
+    answer was graded "incorrect", exit 1)."""
     from spinup.exercises.problem_set_1.exercise1_2_auxiliary import evaluate, main
     out = tmp_path / "ex12"
     with pytest.raises(SystemExit) as e:
         main(exercise1_2_soln.mlp, exercise1_2_soln.MLPGaussianActor,
              ["--epochs", "1", "--steps_per_epoch", "200", "--output_dir", str(out)])
-    assert e.value.code == 1
+    assert e.value.code == 0
     import pandas as pd
     prog = pd.read_table(out / "progress.txt")
     assert len(prog) == 1
