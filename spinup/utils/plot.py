@@ -357,8 +357,9 @@ def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
                            smooth=smooth, estimator=estimator, ax=fig.gca())
         table = pd.concat(usable, ignore_index=True)
         if (table.groupby(condition)[xaxis].nunique() < 2).any():  # a curve of one x value
-            for line in ax.get_lines():  # is invisible as a line: draw it as points
-                line.set_marker("o")
+            legend = ax.get_legend()   # is invisible as a line: draw it (and its legend
+            for line in ax.get_lines() + (legend.get_lines() if legend else []):   # key)
+                line.set_marker("o")                                            # as points
         figures.append(fig)
         if savefig:
             stem, ext = osp.splitext(savefig)

@@ -192,3 +192,23 @@ def test_one_legend_label_for_a_folder_of_several_experiments_is_refused(tmp_pat
     # Narrowed to one experiment by --select, the folder is fine again.
     data = get_all_datasets([str(tmp_path / "all") + "/"], legend=["X"], select=["b_"])
     assert len(data) == 2
+
+
+def test_a_curve_of_one_point_has_a_legend_key_that_shows_it(tmp_path):
+    """Issue 45: a run whose last row was cut keeps one row; its curve is drawn as a point,
+    and its legend key was a line that the plot nowhere showed."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from spinup.utils.plot import make_plots
+    _run(tmp_path / "a", "a_s0", exp_name="a")
+    _run(tmp_path / "b", "b_s0", exp_name="b",
+         text="Epoch\tAverageEpRet\tTotalEnvInteracts\n0\t1.5\t100\n1\t2.")   # cut row
+    try:
+        figs = make_plots([str(tmp_path / "a"), str(tmp_path / "b")],
+                          xaxis="TotalEnvInteracts", values=["Performance"],
+                          savefig=str(tmp_path / "f.png"))
+        keys = figs[0].gca().get_legend().get_lines()
+        assert len(keys) == 2 and all(k.get_marker() == "o" for k in keys)
+    finally:
+        plt.close("all")
