@@ -60,6 +60,8 @@ def __dir__():
 # imported, so that `import spinup` does not import it.
 
 def _filter_mujoco_warnings(mujoco):
+    if not hasattr(mujoco, "set_mju_user_warning"):   # another module of that name
+        return
     previous = mujoco.get_mju_user_warning()
 
     def warning(msg):

@@ -39,11 +39,17 @@ NODES = {
 COLUMNS = [
     ("po", [("vpg", "VPG", "spinup"), ("trpo", "TRPO / NPG", "spinup"),
             ("ppo", "PPO", "spinup"), ("a2c", "A2C", "spinup"), ("a3c", "A3C", "spinup")]),
-    ("mix", [("ddpg", "DDPG", "spinup"), ("td3", "TD3", "spinup"), ("sac", "SAC", "spinup")]),
+    ("mix", [("ddpg", "DDPG", "spinup"), ("td3", "TD3", "spinup"), ("sac", "SAC", "spinup"),
+             ("her", "HER\n(replay for goals)", "other")]),
     ("ql", [("dqn", "DQN family\n(Double, Dueling, PER, n-step)", "spinup"),
             ("c51", "C51, QR-DQN", "other")]),
-    ("learn", [("mbmf", "MBMF, MBVE", "other"), ("wm", "World Models", "other")]),
-    ("given", [("az", "AlphaZero", "other")]),
+    # Model-based: one box per way of using the model (kinds.rst, "Model-based methods").
+    ("learn", [("mbmf", "MBMF\n(plans: MPC)", "other"),
+               ("mbve", "MBVE\n(imagined targets)", "other"),
+               ("wm", "World Models\n(trains in the model)", "other"),
+               ("i2a", "I2A\n(planning in $\\pi$)", "other")]),
+    ("given", [("az", "AlphaZero\n(expert iteration)", "other"),
+               ("exit", "ExIt\n(expert iteration)", "other")]),
 ]
 ROW_Y = [0.49, 0.40, 0.31, 0.22, 0.13]
 EDGES = [("rl", "free"), ("rl", "based"), ("free", "po"), ("free", "mix"), ("free", "ql"),
