@@ -45,9 +45,12 @@ figures with the project's plotter and writes the tables the docs page includes.
 try-out with other flags never changes the repository.
 """
 import argparse
+import contextlib
 import json
 import os
 import os.path as osp
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -153,7 +156,9 @@ def plan(scale, parts, algos=None, tasks=None, only_seeds=None, extra_seeds=()):
 
 
 def cmd_run(args):
-    """Run the selected part of the protocol (see the module docstring)."""
+    """Run the selected parts of the protocol (described at the top of
+    benchmarks/mujoco.py): a run already finished is skipped, one with a checkpoint
+    continues from it."""
     selected = plan(args.scale, args.part, args.algos, args.envs, args.seeds,
                     getattr(args, "extra_seeds", None) or ())
     if not selected:
@@ -166,6 +171,14 @@ def cmd_run(args):
     if not todo:
         print("mujoco: every run of this selection is finished and committed; nothing to do")
         return 0
+    if args.launcher == "local" and isinstance(args.jobs, int):
+        # Checked here rather than left to the grid launcher, whose refusal suggests
+        # --cpu and --oversubscribe, options of spinup.run that this command lacks.
+        from spinup.utils.mpi_tools import available_cores
+        cores = available_cores()
+        if args.jobs > cores:
+            raise ValueError(f"run: --jobs {args.jobs} is more than the {cores} CPU cores "
+                             f"available here; give --jobs {cores} or fewer (or auto)")
     # The long runs continue finished 300k runs (see _start_long_runs): they are planned
     # only after the other parts of the selection are done.
     for phase in ([r for r in todo if r["part"] != "long"],
@@ -193,8 +206,62 @@ def _run_phase(args, todo):
     order = {(grid_name(args.scale, r["part"], r["algo"]), r["seed"], r["task"]): i
              for i, r in enumerate(todo)}
     runs.sort(key=lambda run: order.get(_key_of(run), 0))
-    grid_launch.run_grid(runs, jobs=args.jobs, launcher=args.launcher,
-                         ray_address=args.ray_address)
+    with contextlib.redirect_stdout(_InHarnessTerms(sys.stdout, _command_line(args))):
+        grid_launch.run_grid(runs, jobs=args.jobs, launcher=args.launcher,
+                             ray_address=args.ray_address)
+
+
+def _command_line(args):
+    """The command line that gave ``args`` (``main`` records it), to be given again."""
+    return getattr(args, "command_line", None) or "python benchmarks/mujoco.py run ..."
+
+
+# The grid launcher and the checks it calls word their advice for ``python -m spinup.run``
+# (--resume, --exp_name, --overwrite, ...). This harness has none of those options: giving
+# the same command again skips the finished runs and continues the others, and a run that
+# cannot be continued must be moved out of --data_dir. Each pair: the launcher's words (a
+# regular expression) and this harness's; "{command}" is the command line to repeat.
+_MOVE_IT = ("move that directory out of --data_dir (or delete it) and give the same "
+            "command to start the run again")
+_LAUNCHER_ADVICE = (
+    (r"Continue the grid with the same command and --resume \(Python: resume=True\)\.",
+     "Continue with the same command (finished runs are skipped, the others go on from "
+     "their last checkpoint): {command}"),
+    (r"the same command with --resume \(Python: resume=True\) continues it\.",
+     "the same command continues it: {command}"),
+    (r"^--resume: ", ""),
+    (r"\. Only --epochs may change: give the original values, or a new --exp_name for a "
+     r"new run", "; " + _MOVE_IT),
+    (r"Give a new --exp_name, or delete the directory to start it again",
+     _MOVE_IT[0].upper() + _MOVE_IT[1:]),
+    (r"Choose a new --exp_name, add --dt for date-stamped directories, or pass --overwrite "
+     r"\(Python: [^)]*\)\.", _MOVE_IT[0].upper() + _MOVE_IT[1:] + "."),
+)
+
+
+def in_harness_terms(text, command):
+    """``text`` (a message of the grid launcher) with its advice reworded for this harness:
+    the options it names are replaced by what works here, ``command`` being the command
+    line to give again."""
+    for pattern, words in _LAUNCHER_ADVICE:
+        text = re.sub(pattern, lambda m: words.replace("{command}", command), text,
+                      flags=re.MULTILINE)
+    return text
+
+
+class _InHarnessTerms:
+    """A stream that writes to ``stream`` what it is given, in harness terms
+    (:func:`in_harness_terms`): stdout while the grid launcher prints. Each piece of
+    advice is one ``print``, so one ``write``."""
+
+    def __init__(self, stream, command):
+        self._stream, self._command = stream, command
+
+    def write(self, text):
+        return self._stream.write(in_harness_terms(text, self._command))
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 def _grid(scale, part, algo, members):
@@ -416,7 +483,8 @@ def _cell(values):
 
 
 def cmd_report(args):
-    """Write docs/benchmarks/mujoco/{table,status}.inc and one figure per task."""
+    """Write docs/benchmarks/mujoco/{table,status,experiments}.inc and one figure per task
+    (docs/images/mujoco_<task>.png) from the committed runs."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -1014,46 +1082,100 @@ def cmd_reference(args):
     return 0
 
 
-def main(argv=None):
+COMMANDS = {"run": cmd_run, "collect": cmd_collect, "verify": cmd_verify, "report": cmd_report,
+            "reference": cmd_reference, "speed": cmd_speed, "tfinit": cmd_tfinit,
+            "tanheps": cmd_tanheps, "sb3": cmd_sb3, "nocontact": cmd_nocontact,
+            "saturation": cmd_saturation, "physics": cmd_physics}
+
+#: The subcommands that train: one task, some seeds, ``--steps`` each.
+TRAINS = ("tfinit", "tanheps", "sb3", "nocontact", "saturation")
+
+#: The subcommands that read what is already in ``--data_dir`` (the others create it).
+READS_DATA_DIR = ("collect", "sb3")
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Each option's help followed by its default, unless it has none (``None``, or off
+    for a switch: the help says what happens without it); a list as its items."""
+
+    def _get_help_string(self, action):
+        if action.default is None or action.default is False:
+            return action.help
+        if isinstance(action.default, (list, tuple)):
+            return f"{action.help} (default: {' '.join(map(str, action.default))})"
+        return super()._get_help_string(action)
+
+
+def _description(fn):
+    """The first paragraph of ``fn``'s docstring, for its subcommand's ``--help``."""
+    return " ".join(fn.__doc__.split("\n\n")[0].split()).replace("``", "")
+
+
+def build_parser():
+    """The command line: one subparser per subcommand of the module docstring."""
     parser = argparse.ArgumentParser(prog="benchmarks/mujoco.py", description=__doc__.split(
         "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="run (or continue) the benchmark's grids")
-    run.add_argument("--scale", choices=list(SCALES), default="here")
+
+    def add(name, help):
+        return sub.add_parser(name, help=help, description=_description(COMMANDS[name]),
+                              formatter_class=_HelpFormatter)
+
+    def data_dir(p, what):
+        p.add_argument("--data_dir", default=DEFAULT_DATA, help=what)
+
+    algorithms = ON_POLICY + OFF_POLICY
+    run = add("run", "run (or continue) the benchmark's grids")
+    run.add_argument("--scale", choices=list(SCALES), default="here",
+                     help="here: the protocol for this machine; spec: the full one, for a "
+                          "cluster (its runs are named spec_...)")
     run.add_argument("--part", nargs="+", default=["onpolicy", "offpolicy", "long"],
-                     choices=["onpolicy", "offpolicy", "long"])
-    run.add_argument("--algos", nargs="+", choices=ON_POLICY + OFF_POLICY)
-    run.add_argument("--envs", nargs="+", choices=TASKS)
+                     choices=["onpolicy", "offpolicy", "long"],
+                     help="which parts of the protocol to run (long continues the finished "
+                          "offpolicy runs of seed 0 to 1M steps)")
+    run.add_argument("--algos", nargs="+", choices=algorithms,
+                     help="only these algorithms of the chosen parts (default: all of them)")
+    run.add_argument("--envs", nargs="+", choices=TASKS,
+                     help="only these tasks of the chosen parts (default: all of them)")
     run.add_argument("--seeds", nargs="+", type=int,
                      help="only these seeds of the scale's seeds (default: all of them)")
     run.add_argument("--extra_seeds", nargs="+", type=int,
                      help="also run these seeds, beyond the scale's (committed and tabled "
                           "beside the others)")
-    run.add_argument("--jobs", help="runs at once on this machine (default: auto; not with "
-                                    "--launcher ray)")
-    run.add_argument("--launcher", default="local", choices=["local", "ray"])
-    run.add_argument("--ray_address")
-    run.add_argument("--data_dir", default=DEFAULT_DATA)
-    col = sub.add_parser("collect", help="copy finished runs into docs/benchmarks/mujoco/runs")
-    col.add_argument("--data_dir", default=DEFAULT_DATA)
-    ver = sub.add_parser("verify", help="rerun the first epoch of committed runs and "
-                         "compare exactly (--record: write verified.json)")
-    ver.add_argument("--algos", nargs="+", choices=ON_POLICY + OFF_POLICY)
-    ver.add_argument("--envs", nargs="+", choices=TASKS)
-    ver.add_argument("--seeds", nargs="+", type=int)
+    run.add_argument("--jobs", help="runs at once on this machine: a positive integer or "
+                                    "auto (default: auto, one per core; not with --launcher "
+                                    "ray)")
+    run.add_argument("--launcher", default="local", choices=["local", "ray"],
+                     help="local: processes of this machine; ray: tasks of a Ray cluster")
+    run.add_argument("--ray_address",
+                     help="the Ray cluster to join, host:port (with --launcher ray; "
+                          "without it a local Ray instance is started)")
+    data_dir(run, "where the runs write (created if needed); giving the same command again "
+                  "continues the runs found there")
+    col = add("collect", "copy finished runs into docs/benchmarks/mujoco/runs")
+    data_dir(col, "the directory that run wrote to (it must exist)")
+    ver = add("verify", "rerun the first epoch of committed runs and compare exactly "
+                        "(--record: write verified.json)")
+    ver.add_argument("--algos", nargs="+", choices=algorithms,
+                     help="only the committed runs of these algorithms (default: all)")
+    ver.add_argument("--envs", nargs="+", choices=TASKS,
+                     help="only the committed runs on these tasks (default: all)")
+    ver.add_argument("--seeds", nargs="+", type=int,
+                     help="only the committed runs of these seeds (default: all)")
     ver.add_argument("--record", action="store_true",
                      help="when every row is equal, record this machine as one that "
                           "reproduces the runs")
-    sub.add_parser("report", help="write the page's figures and tables")
-    sub.add_parser("reference", help="unpack the reference TSV for the plotter")
-    speed = sub.add_parser("speed", help="hours per 1M steps per algorithm (idle machine!)")
-    speed.add_argument("--algos", nargs="+", choices=ON_POLICY + OFF_POLICY)
-    speed.add_argument("--env", default="HalfCheetah", choices=TASKS)
+    add("report", "write the page's figures and tables")
+    add("reference", "unpack the reference TSV for the plotter")
+    speed = add("speed", "hours per 1M steps per algorithm (idle machine!)")
+    speed.add_argument("--algos", nargs="+", choices=algorithms,
+                       help="the algorithms to time (default: all six)")
+    speed.add_argument("--env", default="HalfCheetah", choices=TASKS,
+                       help="the task the algorithms are timed on")
     speed.add_argument("--epochs", type=int, default=5,
                        help="at least 3: the speed is taken over the last two")
-    speed.add_argument("--data_dir", default=DEFAULT_DATA)
+    data_dir(speed, "where the table goes unless --write-docs (created if needed)")
     # The gap experiments that train: one task, some seeds, a step budget each.
-    trains = ["saturation"]
     for name, about, seeds, steps in (
             ("tfinit", "TF1's layer initialisation", [0, 1], 300_000),
             ("tanheps", "SAC with the floored tanh correction", [0, 1, 2], 40_000),
@@ -1061,41 +1183,68 @@ def main(argv=None):
              40_000),
             ("nocontact", "Ant-v5 without contact forces (as Ant-v2 under mujoco-py 2)",
              [0, 1], 300_000)):
-        exp = sub.add_parser(name, help=f"a gap experiment: {about}")
-        trains.append(name)
+        exp = add(name, f"a gap experiment: {about}")
         if name in ("tfinit", "nocontact"):
-            exp.add_argument("--algo", default="sac", choices=ON_POLICY + OFF_POLICY)
+            exp.add_argument("--algo", default="sac", choices=algorithms,
+                             help="the algorithm to run")
         if name == "sb3":
-            exp.add_argument("--algo", default="sac", choices=["sac", "td3"])
+            exp.add_argument("--algo", default="sac", choices=["sac", "td3"],
+                             help="Stable-Baselines3's algorithm to run")
         if name == "nocontact":                 # about Ant alone: no --env to give
             exp.set_defaults(env="Ant")
             exp.add_argument("--tfinit", action="store_true",
                              help="also start every layer as TF1 does (as in tfinit)")
         else:
-            exp.add_argument("--env", default="HalfCheetah", choices=TASKS)
-        exp.add_argument("--seeds", nargs="+", type=int, default=seeds)
-        exp.add_argument("--steps", type=int, default=steps)
-        exp.add_argument("--data_dir", default=DEFAULT_DATA)
-    sat = sub.add_parser("saturation", help="a gap experiment: how many seeds of a "
-                         "deterministic actor end with every action at a bound")
-    sat.add_argument("--algo", default="ddpg", choices=["ddpg", "td3"])
-    sat.add_argument("--env", default="Hopper", choices=TASKS)
-    sat.add_argument("--inits", nargs="+", default=["default", "tf"], choices=["default", "tf"])
-    sat.add_argument("--seeds", nargs="+", type=int, default=list(range(10)))
-    sat.add_argument("--steps", type=int, default=12_000)
-    sat.add_argument("--data_dir", default=DEFAULT_DATA)
-    physics_and_others = [speed, sat]
-    physics = sub.add_parser("physics", help="a gap experiment: the tasks under other "
-                             "releases of the mujoco engine")
+            exp.add_argument("--env", default="HalfCheetah", choices=TASKS,
+                             help="the task to train on")
+        exp.add_argument("--seeds", nargs="+", type=int, default=seeds,
+                         help="the seeds to run, one after another")
+        exp.add_argument("--steps", type=int, default=steps,
+                         help=f"environment steps per run, a multiple of {STEPS_PER_EPOCH}")
+        data_dir(exp, "where the runs write (created if needed)" if name != "sb3" else
+                 "the directory whose sb3 folder holds Stable-Baselines3 (it must exist)")
+    sat = add("saturation", "a gap experiment: how many seeds of a deterministic actor end "
+                            "with every action at a bound")
+    sat.add_argument("--algo", default="ddpg", choices=["ddpg", "td3"],
+                     help="the deterministic actor to train")
+    sat.add_argument("--env", default="Hopper", choices=TASKS, help="the task to train on")
+    sat.add_argument("--inits", nargs="+", default=["default", "tf"], choices=["default", "tf"],
+                     help="the layer initialisations to compare: PyTorch's or TF1's")
+    sat.add_argument("--seeds", nargs="+", type=int, default=list(range(10)),
+                     help="the seeds to run for each init")
+    sat.add_argument("--steps", type=int, default=12_000,
+                     help=f"environment steps per run, a multiple of {STEPS_PER_EPOCH}")
+    data_dir(sat, "where the runs, the rows and (unless --write-docs) the table go "
+                  "(created if needed)")
+    physics = add("physics", "a gap experiment: the tasks under other releases of the "
+                             "mujoco engine")
     physics.add_argument("--versions", nargs="+",
-                         default=["2.3.3", "3.0.1", "3.2.7", "3.3.7", "3.8.1", "3.17.0"])
-    physics.add_argument("--steps", type=int, default=1000)
-    physics.add_argument("--data_dir", default=DEFAULT_DATA)
-    for tryout in physics_and_others + [physics]:
+                         default=["2.3.3", "3.0.1", "3.2.7", "3.3.7", "3.8.1", "3.17.0"],
+                         help="the mujoco releases to compare with the installed one")
+    physics.add_argument("--steps", type=int, default=1000,
+                         help="the states recorded per task, each stepped once per release")
+    data_dir(physics, "where the releases are installed and (unless --write-docs) the "
+                      "table goes (created if needed)")
+    for tryout in (speed, sat, physics):
         tryout.add_argument("--write-docs", dest="write_docs", action="store_true",
                             help="write the result into the docs page's committed files "
                                  "(default: under --data_dir)")
+    return parser
+
+
+def main(argv=None):
+    parser = build_parser()
+    script = parser.prog if argv is not None else sys.argv[0]
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
+    args.command_line = f"python {shlex.join([script] + argv)}"
+    if args.command in READS_DATA_DIR and not osp.isdir(args.data_dir):
+        # One line and exit status 2, as a usage error, and nothing read or written.
+        why = "is not a directory" if osp.exists(args.data_dir) else "does not exist"
+        if args.command == "sb3" and not osp.exists(args.data_dir):
+            why += (f"; install Stable-Baselines3 there first: pip install --no-deps "
+                    f"--target {osp.join(args.data_dir, 'sb3')} stable-baselines3")
+        parser.exit(2, f"mujoco {args.command}: --data_dir {args.data_dir} {why}\n")
     if args.command == "run" and args.seeds:
         allowed = sorted({seed for part in args.part if part in SCALES[args.scale]
                           for seed in SCALES[args.scale][part][2]} | set(args.extra_seeds or ()))
@@ -1107,7 +1256,7 @@ def main(argv=None):
                      "over the last two epochs, after the first)")
     if args.command == "physics" and args.steps < 1:
         parser.error(f"physics: --steps {args.steps}: give a positive number of states")
-    if args.command in trains and (args.steps < STEPS_PER_EPOCH
+    if args.command in TRAINS and (args.steps < STEPS_PER_EPOCH
                                    or args.steps % STEPS_PER_EPOCH):
         parser.error(f"{args.command}: --steps {args.steps}: give a positive multiple of "
                      f"{STEPS_PER_EPOCH} (the steps per epoch)")
@@ -1123,22 +1272,18 @@ def main(argv=None):
     from spinup.utils.grid_launch import GridError
     from spinup.utils.run_utils import LaunchError
     try:
-        return {"run": cmd_run, "collect": cmd_collect, "report": cmd_report,
-                "reference": cmd_reference, "speed": cmd_speed, "tfinit": cmd_tfinit,
-                "physics": cmd_physics, "sb3": cmd_sb3, "nocontact": cmd_nocontact,
-                "tanheps": cmd_tanheps, "saturation": cmd_saturation,
-                "verify": cmd_verify}[args.command](args)
+        return COMMANDS[args.command](args)
     except KeyboardInterrupt:
-        print("mujoco: interrupted; the same command continues where the runs stopped")
+        print("mujoco: interrupted; the same command continues where the runs stopped: "
+              f"{args.command_line}")
         return 130
     except subprocess.CalledProcessError as e:
         print(f"mujoco {args.command}: {' '.join(e.cmd)} failed (exit {e.returncode}); "
               "check the version or package name and the connection to the package index")
         return 1
     except (GridError, LaunchError, FileExistsError, RuntimeError, ValueError) as e:
-        print(f"mujoco: {e}")
+        print(f"mujoco: {in_harness_terms(str(e), args.command_line)}")
         return 1
-
 
 if __name__ == "__main__":
     sys.exit(main())
