@@ -13,6 +13,7 @@
     python benchmarks/mujoco.py physics [--versions ...] [--write-docs]  # engine versions
     python benchmarks/mujoco.py sb3 [--algo --env --seeds --steps]  # SAC/TD3 from SB3
     python benchmarks/mujoco.py nocontact [--algo --seeds --steps --tfinit]  # Ant as Ant-v2 ran
+    python benchmarks/mujoco.py noclip [--algo --env --seeds --steps --tfinit]  # unclipped acts
     python benchmarks/mujoco.py tanheps [--env --seeds --steps]  # SAC's floored tanh correction
     python benchmarks/mujoco.py saturation [--algo --env --inits --seeds --steps] [--write-docs]
 
@@ -122,11 +123,36 @@ def _rows(run_dir):
 
 
 def _commit_run(src, dst):
-    """Copy a finished run's progress.txt and config.json (nothing else) to ``dst``."""
+    """Copy a finished run's progress.txt, config.json and provenance.json (nothing else)
+    to ``dst``; the config's ``output_dir`` loses the machine's part of the path."""
     os.makedirs(dst, exist_ok=True)
-    for fname in ("progress.txt", "config.json"):
-        shutil.copyfile(osp.join(src, fname), osp.join(dst, fname))
+    shutil.copyfile(osp.join(src, "progress.txt"), osp.join(dst, "progress.txt"))
+    if osp.exists(osp.join(src, "provenance.json")):
+        shutil.copyfile(osp.join(src, "provenance.json"), osp.join(dst, "provenance.json"))
+    with open(osp.join(src, "config.json")) as f:
+        config = json.load(f)
+    _write_config(osp.join(dst, "config.json"), _without_machine_paths(config))
     print(f"collected {dst}")
+
+
+def _without_machine_paths(config):
+    """``config`` with ``logger_kwargs.output_dir`` cut to its last two parts
+    (``<experiment>/<run>``, as under any ``--data_dir``): a committed file names no
+    directory of the machine that made it."""
+    out = dict(config)
+    lk = out.get("logger_kwargs")
+    if isinstance(lk, dict) and isinstance(lk.get("output_dir"), str) \
+            and osp.isabs(lk["output_dir"]):
+        parts = osp.normpath(lk["output_dir"]).split(os.sep)
+        out["logger_kwargs"] = dict(lk, output_dir="/".join(parts[-2:]))
+    return out
+
+
+def _write_config(path, config):
+    """config.json in the Logger's own layout."""
+    from spinup.utils.logx import _config_text
+    with open(path, "w") as f:
+        f.write(_config_text(config))
 
 
 def plan(scale, parts, algos=None, tasks=None, only_seeds=None, extra_seeds=()):
@@ -430,6 +456,8 @@ def _load(scale="here"):
     frames = []
     base = osp.join(RUNS_DIR, scale)
     for algo in sorted(os.listdir(base)) if osp.isdir(base) else []:
+        if not osp.isdir(osp.join(base, algo)):
+            continue                # verified.json
         for task in sorted(os.listdir(osp.join(base, algo))):
             if not osp.isdir(osp.join(base, algo, task)):
                 continue            # e.g. an experiment's patch next to its runs
@@ -474,12 +502,34 @@ def _at(table, steps, algo, window=60_000):
 
 
 def _cell(values):
-    """"mean ± std (seeds)" of per-seed values; a seed without a value (the reference
-    TSV has a few blank evaluations) is not counted."""
+    """"mean ± s (seeds)" of per-seed values, s the sample standard deviation (divisor
+    n - 1; one seed has none); a seed without a value (the reference TSV has a few blank
+    evaluations) is not counted."""
     if values is None:
         return "--"
     values = values.dropna()
-    return f"{values.mean():.0f} ± {values.std(ddof=0):.0f} ({len(values)})"
+    if len(values) < 2:
+        return f"{values.mean():.0f} ({len(values)})"
+    return f"{values.mean():.0f} ± {values.std(ddof=1):.0f} ({len(values)})"
+
+
+#: Seeds of ours a cell needs before the table calls it below or above the reference's band.
+SEEDS_TO_DECIDE = 5
+
+
+def _verdict(ours, theirs):
+    """Where our per-seed values lie against the reference's band (its mean ± its sample
+    standard deviation): "inside", "below", "above", or "undecided" when our mean is outside
+    the band but fewer than :data:`SEEDS_TO_DECIDE` seeds say so; "--" without data."""
+    if ours is None or theirs is None or len(theirs.dropna()) < 2:
+        return "--"
+    ours, theirs = ours.dropna(), theirs.dropna()
+    low = theirs.mean() - theirs.std(ddof=1)
+    high = theirs.mean() + theirs.std(ddof=1)
+    side = "below" if ours.mean() < low else "above" if ours.mean() > high else "inside"
+    if side != "inside" and len(ours) < SEEDS_TO_DECIDE:
+        return f"undecided ({side}, {len(ours)} seeds)"
+    return side
 
 
 def cmd_report(args):
@@ -495,10 +545,14 @@ def cmd_report(args):
     if ours is None:
         print("mujoco: no committed runs yet")
         return 1
-    lines = [".. list-table:: Performance at 300k and 1M steps: mean ± std over seeds (number "
-             "of seeds); ours on ``-v5``, Spinning Up's on ``-v2``",
+    lines = [".. list-table:: Performance at 300k and 1M steps: mean ± sample standard "
+             "deviation over seeds (number of seeds) of each seed's mean over its three "
+             "evaluations in the 60k steps up to the mark; ours on ``-v5``, Spinning Up's on "
+             "``-v2``; 'against band': our mean against the reference's mean ± its standard "
+             f"deviation, 'undecided' while fewer than {SEEDS_TO_DECIDE} of our seeds",
              "   :header-rows: 1", "", "   * - algorithm", "     - task",
-             "     - ours 300k", "     - reference 300k", "     - ours 1M", "     - reference 1M"]
+             "     - ours 300k", "     - reference 300k", "     - against band 300k",
+             "     - ours 1M", "     - reference 1M", "     - against band 1M"]
     below = []
     for algo in ON_POLICY + OFF_POLICY:
         for task in TASKS:
@@ -509,13 +563,15 @@ def cmd_report(args):
                 name = algo + "-1m" if algo in ("sac", "td3") and steps > 300_000 else algo
                 mine = ours[(ours.algo == name) & (ours.task == task)]
                 a, b = _at(mine, steps, algo), _at(theirs, steps, algo)
-                row += [_cell(a), _cell(b) if not theirs.empty else "n/a"]
-                if a is not None and b is not None and a.mean() < b.mean() - b.std(ddof=0):
-                    below.append(f"{algo} {task} {steps // 1000}k")
+                verdict = _verdict(a, b)
+                row += [_cell(a), _cell(b) if not theirs.empty else "n/a",
+                        verdict if not theirs.empty else "n/a"]
+                if verdict not in ("inside", "--"):
+                    below.append(f"{algo} {task} {steps // 1000}k: {verdict}")
             lines += ["   * - " + row[0]] + ["     - " + c for c in row[1:]]
     with open(osp.join(PAGE_DIR, "table.inc"), "w") as f:
         f.write("\n".join(lines) + "\n")
-    print("below the reference band:", ", ".join(below) or "none")
+    print("outside the reference band:", "; ".join(below) or "none")
     _write_status(ours)
     _write_experiments(ours, ref)
 
@@ -676,9 +732,10 @@ def cmd_tanheps(args):
     return _run_variant(args, "tanheps", EpsActorCritic)
 
 
-def _run_variant(args, label, actor_critic=None, env_kwargs=None):
+def _run_variant(args, label, actor_critic=None, env_kwargs=None, wrapper=None):
     """Run ``args.algo`` on ``args.env`` with ``actor_critic`` (default: the algorithm's
-    own) and the task made with ``env_kwargs`` (default: none) for ``args.steps`` steps,
+    own) and the task made with ``env_kwargs`` (default: none), wrapped in ``wrapper``
+    (a gymnasium wrapper class; default: none) for ``args.steps`` steps,
     each seed of ``args.seeds`` in turn (resumable), every other argument as in the
     benchmark; copy each finished run to ``runs/experiments/<algo>-<label>/<task>/s<seed>``."""
     import functools
@@ -697,8 +754,9 @@ def _run_variant(args, label, actor_critic=None, env_kwargs=None):
         if _rows(dst) >= epochs:
             continue
         if _rows(out) < epochs:
+            make = functools.partial(gym.make, f"{args.env}-v5", **(env_kwargs or {}))
             getattr(spinup, args.algo)(
-                functools.partial(gym.make, f"{args.env}-v5", **(env_kwargs or {})),
+                make if wrapper is None else functools.partial(_wrapped, wrapper, make),
                 seed=seed, **(dict(actor_critic=actor_critic) if actor_critic else {}),
                 epochs=epochs, steps_per_epoch=STEPS_PER_EPOCH,
                 logger_kwargs=dict(output_dir=out, exp_name=name,
@@ -725,6 +783,39 @@ def cmd_nocontact(args):
                         _tf_init(args.algo) if args.tfinit else None,
                         env_kwargs=dict(contact_cost_weight=0.0,
                                         include_cfrc_ext_in_observation=False))
+
+
+def _wrapped(wrapper, make):
+    return wrapper(make())
+
+
+def cmd_noclip(args):
+    """The scoring experiment for the on-policy cells above the band: ``--algo`` (PPO, VPG,
+    TRPO) passing its Gaussian samples to the task unclipped, as Spinning Up's TF1 code did.
+
+    Our on-policy algorithms clip each sampled action to the action box before ``env.step``.
+    MuJoCo clamps a control to its range either way, so the motion is the same; what differs
+    is the reward: the tasks charge a control cost on the action they are given
+    (HalfCheetah 0.1, Ant 0.5 times its squared norm), and a sample beyond the box costs more
+    unclipped. Here the task is wrapped by :func:`unbounded_actions`, so the algorithm's clip
+    does nothing. With ``--tfinit`` the layers also start as TF1's do (larger initial means,
+    so more samples beyond the box). Runs go to
+    ``docs/benchmarks/mujoco/runs/experiments/<algo>-noclip[-tfinit]/<task>/s<seed>``."""
+    return _run_variant(args, "noclip-tfinit" if args.tfinit else "noclip",
+                        _tf_init(args.algo) if args.tfinit else None,
+                        wrapper=unbounded_actions)
+
+
+def unbounded_actions(env):
+    """``env`` behind a gymnasium wrapper whose action space has the same shape and infinite
+    bounds, so that an algorithm that clips to its env's bounds passes its actions on as
+    they are."""
+    import gymnasium as gym
+    import numpy as np
+    wrapped = gym.Wrapper(env)
+    wrapped.action_space = gym.spaces.Box(-np.inf, np.inf, env.action_space.shape,
+                                          env.action_space.dtype)
+    return wrapped
 
 
 def cmd_saturation(args):
@@ -1085,10 +1176,10 @@ def cmd_reference(args):
 COMMANDS = {"run": cmd_run, "collect": cmd_collect, "verify": cmd_verify, "report": cmd_report,
             "reference": cmd_reference, "speed": cmd_speed, "tfinit": cmd_tfinit,
             "tanheps": cmd_tanheps, "sb3": cmd_sb3, "nocontact": cmd_nocontact,
-            "saturation": cmd_saturation, "physics": cmd_physics}
+            "saturation": cmd_saturation, "physics": cmd_physics, "noclip": cmd_noclip}
 
 #: The subcommands that train: one task, some seeds, ``--steps`` each.
-TRAINS = ("tfinit", "tanheps", "sb3", "nocontact", "saturation")
+TRAINS = ("tfinit", "tanheps", "sb3", "nocontact", "saturation", "noclip")
 
 #: The subcommands that read what is already in ``--data_dir`` (the others create it).
 READS_DATA_DIR = ("collect", "sb3")
@@ -1182,11 +1273,18 @@ def build_parser():
             ("sb3", "Stable-Baselines3's SAC or TD3 with Spinning Up's defaults", [0, 1, 2],
              40_000),
             ("nocontact", "Ant-v5 without contact forces (as Ant-v2 under mujoco-py 2)",
-             [0, 1], 300_000)):
+             [0, 1], 300_000),
+            ("noclip", "on-policy actions passed to the task unclipped (as Spinning Up's "
+             "TF1 code did)", [0, 1, 2], 300_000)):
         exp = add(name, f"a gap experiment: {about}")
         if name in ("tfinit", "nocontact"):
             exp.add_argument("--algo", default="sac", choices=algorithms,
                              help="the algorithm to run")
+        if name == "noclip":
+            exp.add_argument("--algo", default="ppo", choices=["ppo", "vpg", "trpo"],
+                             help="the on-policy algorithm to run")
+            exp.add_argument("--tfinit", action="store_true",
+                             help="also start every layer as TF1 does (as in tfinit)")
         if name == "sb3":
             exp.add_argument("--algo", default="sac", choices=["sac", "td3"],
                              help="Stable-Baselines3's algorithm to run")
