@@ -14,6 +14,7 @@
 import contextlib
 import math
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -131,13 +132,13 @@ def sample_categorical(logits):
     Returns:
         tuple of torch.Tensor: actions (...,) as int64 and their log-probabilities (...,).
 
-    Raises:
-        ValueError: ``logits`` hold NaN, or only ``-inf``/``inf`` in a row.
+    Non-finite logits give a non-finite log-probability: check it with
+    :func:`finite_logp` after converting it to numpy.
     """
     logp_all = logits - logits.logsumexp(dim=-1, keepdim=True)
     p = torch.softmax(logp_all, dim=-1)
     a = (p / torch.empty_like(p).exponential_()).argmax(dim=-1, keepdim=True)
-    return a.squeeze(-1), _finite(logp_all.gather(-1, a).squeeze(-1))
+    return a.squeeze(-1), logp_all.gather(-1, a).squeeze(-1)
 
 
 def sample_diag_gaussian(mu, log_std):
@@ -155,8 +156,10 @@ def sample_diag_gaussian(mu, log_std):
     Returns:
         tuple of torch.Tensor: actions (..., act_dim) and their log-densities (...,).
 
+    Non-finite means give a non-finite log-density (check it with :func:`finite_logp`).
+
     Raises:
-        ValueError: ``mu`` or ``log_std`` hold NaN or inf.
+        ValueError: a NaN standard deviation (``torch.normal`` refuses it).
     """
     std = log_std.exp()
     try:
@@ -164,12 +167,22 @@ def sample_diag_gaussian(mu, log_std):
     except RuntimeError:   # a NaN std
         raise ValueError(_DIVERGED) from None
     logp = -((a - mu) ** 2) / (2 * std ** 2) - std.log() - math.log(math.sqrt(2 * math.pi))
-    return a, _finite(logp.sum(dim=-1))
+    return a, logp.sum(dim=-1)
 
 
-def _finite(logp):
-    """``logp``, or ValueError if NaN/inf logits, means or log stds made it non-finite."""
-    if not bool(torch.isfinite(logp).all()):
+def finite_logp(logp):
+    """``logp`` (an ``np.ndarray`` of log-probabilities from :func:`sample_categorical` or
+    :func:`sample_diag_gaussian`, already converted), or ValueError if it is NaN or
+    infinite: NaN or inf logits, means or log stds (diverged weights) make it so.
+
+    The acting loops call it once per step. On the converted numpy array the check costs
+    about 1 µs; ``torch.isfinite(...).all()`` on the tensor cost 5-15 µs of a ~130 µs
+    PPO step (issue 44).
+
+    Raises:
+        ValueError: a non-finite entry (the message blames the policy's weights).
+    """
+    if not np.isfinite(logp).all():
         raise ValueError(_DIVERGED)
     return logp
 

@@ -14,7 +14,8 @@ import torch
 import torch.nn as nn
 from gymnasium import spaces
 from torch.distributions import Categorical, Normal
-from spinup.utils.torch_tools import MLP, sample_categorical, sample_diag_gaussian
+from spinup.utils.torch_tools import (MLP, finite_logp, sample_categorical,
+                                      sample_diag_gaussian)
 
 
 def combined_shape(length, shape=None):
@@ -234,7 +235,7 @@ class MLPActorCritic(nn.Module):
         value of the same observation; the losses keep the distributions.
         """
         a, logp_a = self.pi.sample(obs)
-        return a.numpy(), self.v(obs).numpy(), logp_a.numpy()
+        return a.numpy(), self.v(obs).numpy(), finite_logp(logp_a.numpy())
 
     @torch.inference_mode()
     def act(self, obs, deterministic=False):

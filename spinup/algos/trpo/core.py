@@ -15,7 +15,8 @@ from torch import nn
 from torch.distributions import Categorical, Normal, kl_divergence
 
 from spinup.utils.mpi_tools import mpi_avg
-from spinup.utils.torch_tools import MLP, sample_categorical, sample_diag_gaussian
+from spinup.utils.torch_tools import (MLP, finite_logp, sample_categorical,
+                                      sample_diag_gaussian)
 
 
 # ---- Helpers shared by the buffer and the update ----
@@ -371,7 +372,7 @@ class MLPActorCritic(nn.Module):
             log-probability of that action under the current policy.
         """
         a, logp_a = self.pi.sample(obs)
-        return a.numpy(), self.v(obs).numpy(), logp_a.numpy()
+        return a.numpy(), self.v(obs).numpy(), finite_logp(logp_a.numpy())
 
     @torch.inference_mode()
     def act(self, obs, deterministic=False):

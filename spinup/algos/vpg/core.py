@@ -17,7 +17,8 @@ import numpy as np
 import torch
 import torch.nn as nn
 from torch.distributions import Categorical, Normal
-from spinup.utils.torch_tools import MLP, sample_categorical, sample_diag_gaussian
+from spinup.utils.torch_tools import (MLP, finite_logp, sample_categorical,
+                                      sample_diag_gaussian)
 
 
 # ---- Small helpers ----
@@ -256,12 +257,12 @@ class MLPActorCritic(nn.Module):
             ``obs`` and the log-likelihood ``logp_a`` of ``a``.
         """
         a, logp_a = self.pi.sample(obs)
-        return a.numpy(), self.v(obs).numpy(), logp_a.numpy()
+        return a.numpy(), self.v(obs).numpy(), finite_logp(logp_a.numpy())
 
     @torch.inference_mode()
     def act(self, obs, deterministic=False):
         """Action for ``obs`` as a numpy array: a sample from the policy, or its
         mode (argmax / mean) when ``deterministic``."""
         if not deterministic:
-            return self.pi.sample(obs)[0].numpy()
+            return self.step(obs)[0]
         return self.pi.mode(self.pi.distribution(obs)).numpy()
