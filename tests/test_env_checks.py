@@ -43,11 +43,13 @@ BAD_ENVS = textwrap.dedent('''\
             self.t += 1
             if self.mode == "step" and self.t > 30:
                 raise RuntimeError("the simulator crashed")
+            if self.mode == "valuestep" and self.t > 30:
+                raise ValueError("the simulator got a bad value")
             rew = float("nan") if self.mode == "nanrew" else 1.0
             return np.zeros(3, np.float32), rew, self.t % 10 == 0, False, {}
 
 
-    for mode in ("reset", "shape", "nanobs", "nanrew", "step"):
+    for mode in ("reset", "shape", "nanobs", "nanrew", "step", "valuestep"):
         gym.register(id=f"Bad{mode.capitalize()}-v0", entry_point=BadEnv, kwargs=dict(mode=mode))
     ''')
 
@@ -128,6 +130,17 @@ def test_env_raising_in_step_under_the_cli_prints_the_line_then_the_traceback(tm
     err = proc.stderr
     assert err.index("vpg: your env raised RuntimeError inside step() at epoch 0, step t=30") \
         < err.index("Traceback") < err.index("RuntimeError: the simulator crashed")
+
+
+def test_env_raising_value_error_in_step_under_the_cli_keeps_its_traceback(tmp_path):
+    """Issue 44: a ValueError from the user's env was turned into the CLI's one-line form
+    after "its traceback follows", so no traceback followed."""
+    proc = _cli_in(tmp_path, "ppo", "--env", "bad_envs:BadValuestep-v0", "--steps_per_epoch", 50)
+    assert proc.returncode == 1
+    err = proc.stderr
+    assert err.index("ppo: your env raised ValueError inside step() at epoch 0, step t=30") \
+        < err.index("Traceback") < err.index("ValueError: the simulator got a bad value")
+    assert "SPINUP_DEBUG" not in err
 
 
 def test_valid_runs_are_unchanged_by_the_probe(tmp_path):

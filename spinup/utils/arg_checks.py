@@ -307,6 +307,19 @@ def update_happens():
     return Rule(words, is_int, within, late=True)
 
 
+class _DeviceRule(Rule):
+    """``device``: what :func:`spinup.utils.torch_tools.resolve_device` accepts for this
+    algorithm and number of processes; its own one-line errors (torch is imported only
+    when an algorithm's arguments are checked)."""
+
+    def __init__(self):
+        super().__init__("'cpu', 'cuda', 'cuda:N' or 'auto'", lambda value: True)
+
+    def check(self, algo, name, value, ctx):
+        from spinup.utils.torch_tools import resolve_device
+        resolve_device(algo, value, ctx.procs)
+
+
 #: Rules :func:`check_args` applies, after ``ARG_RULES``, to every algorithm taking an
 #: argument of that name: whole-number counts and the cross-argument rules above.
 COMMON_RULES = dict(
@@ -317,7 +330,7 @@ COMMON_RULES = dict(
     **{name: nonneg_int for name in (
         "start_steps", "update_after", "eps_decay_steps", "num_test_episodes",
         "train_v_iters", "backtrack_iters")},
-    num_workers=optional(positive_int),
+    num_workers=optional(positive_int), device=_DeviceRule(),
     clip_ratio=clip_fraction, replay_size_vs_batch=replay_holds_a_batch(),
     replay_size_vs_memory=replay_fits_memory(), update_after_vs_budget=update_happens())
 
@@ -588,6 +601,7 @@ def _say_if_env_step_raised(algo, exc):
     testing = " while testing the agent" * any(f.f_code.co_name.startswith("test_") for f in inner)
     print(f"{algo or here.get('algo')}: your env raised {type(exc).__name__} inside step()"
           f"{testing}{' at ' * bool(at)}{at}; its traceback follows", file=sys.stderr, flush=True)
+    exc.spinup_keep_traceback = True   # the CLI's one-line form must not swallow it
 
 
 # ---- The command line ----

@@ -125,8 +125,9 @@ def main(encoded_thunk):
     except Exception as e:
         if caused_by_ctrl_c(e):   # a library turned the Ctrl-C into another exception
             _exit_after_ctrl_c()
-        if not isinstance(e, (ValueError, TypeError, FileExistsError)):
-            raise   # a bug or a missing module: keep its traceback
+        if not isinstance(e, (ValueError, TypeError, FileExistsError)) \
+                or getattr(e, "spinup_keep_traceback", False):
+            raise   # a bug, a missing module, or the user's env failing: keep its traceback
         if os.environ.get("SPINUP_DEBUG"):
             raise
         print(f"error: {e} (set SPINUP_DEBUG=1 for the traceback)", file=sys.stderr)

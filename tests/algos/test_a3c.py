@@ -317,3 +317,26 @@ def test_bad_arguments_fail_before_anything_is_written(tmp_path, bad, error):
     with pytest.raises(error, match="a3c"):
         a3c(**kwargs)
     assert not (tmp_path / "out").exists(), name
+
+
+def test_a_workers_value_error_from_the_env_keeps_its_traceback(tmp_path):
+    """Issue 44: a worker forwarded only ``str(e)`` of any ValueError, so an env's own
+    ValueError reached the user without the frames that raised it."""
+    from spinup import a3c
+
+    class ValueErrorLater(gym.Wrapper):
+        def __init__(self):
+            super().__init__(gym.make("CartPole-v1"))
+            self.steps = 0
+
+        def step(self, a):
+            self.steps += 1
+            if self.steps > 100:
+                raise ValueError("the env got a bad value")
+            return self.env.step(a)
+
+    with pytest.raises(RuntimeError) as e:
+        a3c(ValueErrorLater, num_workers=1, epochs=1, steps_per_epoch=400,
+            logger_kwargs=dict(output_dir=str(tmp_path / "out")))
+    assert "Traceback" in str(e.value) and "in step" in str(e.value)
+    assert "ValueError: the env got a bad value" in str(e.value)

@@ -165,7 +165,8 @@ SPACES = dict(obs=FLAT_BOX, act=(BOX, DISCRETE))
 def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=10000, epochs=50, num_workers=None, n_steps=20, gamma=0.99, lam=1.0,
         lr=1e-3, anneal_lr=True, ent_coef=0.01, vf_coef=0.5, max_grad_norm=0.5,
-        max_ep_len=1000, num_test_episodes=5, logger_kwargs=dict(), save_freq=10):
+        max_ep_len=1000, num_test_episodes=5, logger_kwargs=dict(), save_freq=10,
+        device="cpu"):
     """Train an actor-critic with A3C: ``num_workers`` processes update one shared
     model without locks, each with the gradients of its own n-step rollouts.
 
@@ -212,6 +213,9 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             at the end (Ctrl-C or a failure saves it too); in addition, every
             ``save_freq`` epochs (>= 1) a copy ``model{epoch}.pt`` is kept (epochs
             0, save_freq, 2 save_freq, ...).
+        device (str): ``'cpu'``, or ``'auto'`` (which is the CPU for A3C): its workers
+            update networks in shared CPU memory, which a GPU cannot share, so a CUDA
+            device is refused (a2c takes one).
 
     The actor-critic must have these members (those of ``core.MLPActorCritic``;
     A2C and PPO use the same ones). Shapes are for a batch of observations
@@ -341,7 +345,7 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     a, v, _ = local_ac.step(torch.as_tensor(o, dtype=torch.float32))
                 except ValueError as e:  # NaN/inf policy output: bad observation, else the net
                     check_finite_obs(o, buf, buf.n)
-                    raise ValueError(f"a3c: worker {wid}, step {T_read}: {e}") from None
+                    raise ValueError(f"a3c: worker {wid}, step {T_read}: {e}") from e
                 o2, r, terminated, truncated, _ = env.step(env_action(a, env.action_space))
                 buf.store(o, a, r, v)
                 o, ep_ret, ep_len = o2, ep_ret + r, ep_len + 1

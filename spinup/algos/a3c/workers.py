@@ -137,7 +137,10 @@ def _worker_main(wid, link, target_bytes, shared_args):
         if link.orphaned():
             link.abandon_queue()
     except ValueError as e:
-        link.send(WorkerFailed(wid, str(e), refusal=True))
+        if str(e).startswith("a3c:"):   # spinup's own one-line refusal (e.g. a NaN output)
+            link.send(WorkerFailed(wid, str(e), refusal=True))
+        else:   # the user's env or actor-critic: its traceback is what they need
+            link.send(WorkerFailed(wid, traceback.format_exc()))
         raise SystemExit(1)
     except Exception:
         link.send(WorkerFailed(wid, traceback.format_exc()))
