@@ -389,8 +389,39 @@ class Logger:
         self.output_dir = output_dir or f"/tmp/experiments/{int(time.time())}"
         table_path = osp.join(self.output_dir, output_fname)
         self._table_path = table_path
-        if osp.isdir(self.output_dir):   # another process's live run comes first
-            check_run_dir_free(self.output_dir)
+        if osp.isdir(self.output_dir):
+            # Claim the directory before deciding what to do with it (another process's
+            # live run comes first, and two --overwrite runs cannot both clear it); the
+            # claim lasts as long as self, and is dropped again if the run is refused.
+            held_before = _lock_path(self.output_dir) in _held_locks
+            self._lock = lock_run_dir(self.output_dir)
+            try:
+                self._decide(table_path, output_fname, resume, overwrite)
+            except BaseException:
+                if not held_before and self._lock is not None:
+                    self._lock.release()
+                self._lock = None
+                raise
+        elif resume:
+            self._continue_table()   # raises: there is no run to resume
+        try:
+            os.makedirs(self.output_dir, exist_ok=True)
+        except OSError as e:
+            raise FileExistsError(f"Logger: cannot use output_dir={self.output_dir!r} as the "
+                                  f"run's directory ({e.strerror}): give the path of a "
+                                  "directory (a file is in the way)") from None
+        if self._lock is None:   # a new directory: claim it now
+            self._lock = lock_run_dir(self.output_dir)
+        self.output_file = self.output_file or open(table_path, "w")
+        atexit.register(self.output_file.close)
+        if writer_class is not None:
+            self._tb_writer = writer_class(log_dir=osp.join(self.output_dir, "tb"))
+            atexit.register(self._tb_writer.close)
+        print(colorize(f"Logging data to {table_path}", "green", bold=True))
+
+    def _decide(self, table_path, output_fname, resume, overwrite):
+        """In a claimed existing directory: continue its table (``resume``), refuse to
+        overwrite a run, or clear what a run left there."""
         if resume:
             self._continue_table()
         elif osp.exists(table_path):
@@ -403,20 +434,6 @@ class Logger:
                 print(colorize(f"Warning: replacing the run in {self.output_dir} "
                                "(overwrite=True).", "red", bold=True))
             _clear_run(self.output_dir, output_fname)
-        try:
-            os.makedirs(self.output_dir, exist_ok=True)
-        except OSError as e:
-            raise FileExistsError(f"Logger: cannot use output_dir={self.output_dir!r} as the "
-                                  f"run's directory ({e.strerror}): give the path of a "
-                                  "directory (a file is in the way)") from None
-        # No other process may write here meanwhile (the claim lasts as long as self).
-        self._lock = lock_run_dir(self.output_dir)
-        self.output_file = self.output_file or open(table_path, "w")
-        atexit.register(self.output_file.close)
-        if writer_class is not None:
-            self._tb_writer = writer_class(log_dir=osp.join(self.output_dir, "tb"))
-            atexit.register(self._tb_writer.close)
-        print(colorize(f"Logging data to {table_path}", "green", bold=True))
 
     def _continue_table(self):
         """Open the table of the run being resumed for appending (:meth:`keep_rows` next)."""
@@ -528,7 +545,9 @@ class Logger:
         # What the numbers come from, beside config.json. A resumed run adds its record
         # with its first new row (dump_tabular): a resume refused before then changes
         # nothing in the directory.
-        self._provenance = provenance(processes=config.get("num_workers") or num_procs())
+        from spinup.utils.torch_tools import device_label
+        self._provenance = provenance(device=device_label(config, num_procs()),
+                                      processes=config.get("num_workers") or num_procs())
         if self.resuming:  # a resumed run keeps its config.json, but for a new epochs
             self._resumed_epochs = as_json.get("epochs")
             return

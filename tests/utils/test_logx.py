@@ -199,3 +199,25 @@ def test_a_run_directory_belongs_to_one_live_logger(tmp_path):
     gc.collect()
     assert _probe(tmp_path / "run") == ""   # released with the last logger
     assert _probe(tmp_path / "never_made") == ""
+
+
+def test_overwrite_clears_only_after_the_directory_is_claimed(tmp_path, monkeypatch):
+    """Issue 44: the Logger checked the lock, cleared the directory, then took the lock, so
+    two simultaneous --overwrite runs could both clear it. The claim now comes first, and a
+    refused run gives it back."""
+    from spinup.utils import logx
+    out = str(tmp_path / "run")
+    first = logx.EpochLogger(output_dir=out)
+    first.log_tabular("Epoch", 0)
+    first.dump_tabular()
+    del first
+    seen = []
+    real_clear = logx._clear_run
+    monkeypatch.setattr(logx, "_clear_run", lambda d, name: (
+        seen.append(logx._lock_path(d) in logx._held_locks), real_clear(d, name)))
+    with pytest.raises(FileExistsError):
+        logx.EpochLogger(output_dir=out)   # refused: the claim is dropped again
+    assert logx._lock_path(out) not in logx._held_locks
+    assert not (tmp_path / "run" / logx.LOCK_NAME).exists()
+    logx.EpochLogger(output_dir=out, overwrite=True)
+    assert seen == [True]
