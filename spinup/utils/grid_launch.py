@@ -298,6 +298,11 @@ class _LocalHandle:
     def __init__(self, encoded, log_path=None, threads=None):
         self.args, self.proc = (encoded, log_path, threads), None
 
+    @property
+    def started(self):
+        """Whether there is a process (a signal can come before :meth:`start` made it)."""
+        return self.proc is not None
+
     def start(self):
         """Fork with SIGINT and SIGTERM blocked: one arriving meanwhile is raised once
         ``self.proc`` is set, so the caller can stop the process (see Signals)."""
@@ -392,6 +397,12 @@ class _RayHandle:
     def __init__(self, remote_fn, encoded, log_path, num_cpu):
         self.stop_path = osp.join(osp.dirname(log_path), STOP_NAME)
         self.args, self.code, self.cause = (remote_fn, encoded, log_path, num_cpu), None, None
+        self.ref = None
+
+    @property
+    def started(self):
+        """Whether the task was submitted (a signal can come before :meth:`start`)."""
+        return self.ref is not None
 
     def start(self):
         remote_fn, encoded, log_path, num_cpu = self.args
@@ -402,7 +413,7 @@ class _RayHandle:
 
     def poll(self):
         import ray
-        if self.code is None:
+        if self.code is None and self.ref is not None:
             ready, _ = ray.wait([self.ref], timeout=0)
             if ready:
                 try:
@@ -670,10 +681,15 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
                         print(f"{run.label.ljust(width)}  {status}  "
                               f"[{finished}/{len(todo)} done]", flush=True)
             except Interrupted as e:
-                print(colorize(f"\nInterrupted: stopping {len(running)} running variant(s); "
+                # a variant whose handle exists but has not started has nothing to stop
+                started = [run for run in running if run.handle is not None
+                           and run.handle.started]
+                print(colorize(f"\nInterrupted: stopping {len(started)} running variant(s); "
                                "each keeps its last checkpoint.", "red", bold=True), flush=True)
                 e.reported = True
-                started = [run for run in running if run.handle is not None]
+                for run in running:
+                    if run not in started:
+                        run.outcome = "not started"
                 _stop([run.handle for run in started])
                 for run in started:
                     run.returncode = run.handle.poll()

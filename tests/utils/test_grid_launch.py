@@ -197,3 +197,28 @@ def test_ray_address_nobody_answers_is_one_line_exit_2(tmp_path, capsys):
     assert code == 2 and "no Ray cluster answers there" in err
     assert len(err.strip().splitlines()) == 1
     assert not os.path.exists(tmp_path / "cmd_ppo")
+
+
+def test_a_signal_before_a_variant_started_stops_at_once(tmp_path, monkeypatch, capsys):
+    """Issue 44: a signal between ``run.handle = ...`` and ``.start()`` left a handle with
+    no process, whose poll() said "running": the launcher waited the whole grace period
+    (30 s) for it, and a Ray handle raised AttributeError instead."""
+    import time
+
+    from spinup import ppo
+    from spinup.utils import grid_launch
+
+    def interrupted_start(self):
+        raise grid_launch.Interrupted(signal.SIGINT)   # as if Ctrl-C came right here
+    monkeypatch.setattr(grid_launch._LocalHandle, "start", interrupted_start)
+    grid = ExperimentGrid("early")
+    grid.add("env_name", "CartPole-v1")
+    grid.add("epochs", 1)
+    begin = time.time()
+    with pytest.raises(KeyboardInterrupt):
+        grid.run(ppo, data_dir=str(tmp_path), jobs=1)
+    assert time.time() - begin < grid_launch.SHUTDOWN_GRACE / 2
+    out = capsys.readouterr().out
+    assert re.search(r"not started +early_s0", out) and "stopping 0 running" in out
+    ray_handle = grid_launch._RayHandle(None, "", str(tmp_path / "x" / "output.log"), 1)
+    assert not ray_handle.started and ray_handle.poll() is None   # no AttributeError
