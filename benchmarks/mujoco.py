@@ -90,6 +90,9 @@ ON_POLICY = ["vpg", "trpo", "ppo"]
 OFF_POLICY = ["ddpg", "td3", "sac"]
 TASKS = ["HalfCheetah", "Hopper", "Walker2d", "Swimmer", "Ant"]
 LONG_TASKS = ["HalfCheetah", "Hopper", "Walker2d"]
+#: PPO on Humanoid, against the reference's Humanoid-v2 PPO curves (its own part).
+HUMANOID = "Humanoid"
+ALL_TASKS = TASKS + [HUMANOID]
 
 # part -> (algorithms, tasks, seeds, steps), for each scale
 SCALES = {
@@ -97,6 +100,7 @@ SCALES = {
         "onpolicy": (ON_POLICY, TASKS, [0, 1, 2], 1_000_000),
         "offpolicy": (OFF_POLICY, TASKS, [0, 1], 300_000),
         "long": (["sac", "td3"], LONG_TASKS, [0], 1_000_000),
+        "humanoid": (["ppo"], [HUMANOID], [0, 1, 2], 1_000_000),
     },
     "spec": {
         "onpolicy": (ON_POLICY, TASKS, [0, 1, 2], 3_000_000),
@@ -107,7 +111,7 @@ SCALES = {
 
 def grid_name(scale, part, algo):
     """The grid's name, which is also the first part of every run directory's name."""
-    suffix = {"onpolicy": "", "offpolicy": "", "long": "-1m"}[part]
+    suffix = {"onpolicy": "", "offpolicy": "", "long": "-1m", "humanoid": ""}[part]
     return ("spec_" if scale == "spec" else "") + algo + suffix
 
 
@@ -533,11 +537,12 @@ def _verdict(ours, theirs):
 
 
 def cmd_report(args):
-    """Write docs/benchmarks/mujoco/{table,status,experiments}.inc and one figure per task
-    (docs/images/mujoco_<task>.png) from the committed runs."""
+    """Write docs/benchmarks/mujoco/{table,status,experiments,hours}.inc and one figure per
+    task (docs/images/mujoco_<task>.png) from the committed runs."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import seaborn as sns
 
     from spinup.utils.plot import get_datasets, plot_data
 
@@ -574,53 +579,90 @@ def cmd_report(args):
     print("outside the reference band:", "; ".join(below) or "none")
     _write_status(ours)
     _write_experiments(ours, ref)
+    _write_hours(ours)
 
-    # One figure per task, drawn by spinup.utils.plot from the committed directories.
+    def runs(directory, algo, end):
+        """The runs below ``directory`` on the reference's 20k grid up to ``end`` steps (the
+        same points the table uses, for ours and the reference alike), runs without a
+        value there left out."""
+        out = []
+        for t in get_datasets(directory, condition="run") if osp.isdir(directory) else []:
+            t = _on_grid(t.assign(steps=t["TotalEnvInteracts"]), algo)
+            t = t[(t["steps"] <= end) & t["Performance"].notna()]
+            if not t.empty:
+                out.append(t.assign(TotalEnvInteracts=t["steps"]))
+        return out
+
+    def seeds(n):
+        return f"{n} seed" + ("" if n == 1 else "s")
+
+    # One figure per task, one panel per row, each with its own steps and legend:
+    # the on-policy runs (1M steps), the off-policy runs (300k) and, once committed, the
+    # seed-0 runs of TD3 and SAC carried on to 1M. Curves drawn by spinup.utils.plot.
     for task in TASKS:
-        fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
-        for ax, algos, title in ((axes[0], ON_POLICY, "on-policy"),
-                                 (axes[1], OFF_POLICY, "off-policy")):
-            data = []
-            for algo in algos:
-                for variant in (algo, algo + "-1m"):
-                    d = osp.join(RUNS_DIR, "here", variant, task)
-                    if osp.isdir(d):
-                        data += get_datasets(d, condition=f"spinup {variant}")
-                d = osp.join(REF_DIR, "runs", algo, task)
-                if osp.isdir(d):
-                    data += [t[t["TotalEnvInteracts"] <= 1_000_000]
-                             for t in get_datasets(d, condition=f"Spinning Up {algo} (-v2)")]
-            if data:
-                plot_data(data, xaxis="TotalEnvInteracts", value="Performance", smooth=3,
-                          ax=ax)
-                _restyle(ax, list(dict.fromkeys(t["Condition1"].iloc[0] for t in data)), algos)
-            ax.set_title(f"{task}: {title}")
-            ax.set_xlim(0, 1_000_000)
-        fig.tight_layout()
-        fig.savefig(osp.join(IMAGE_DIR, f"mujoco_{task.lower()}.png"), dpi=80)
+        long = [a for a in ("td3", "sac")
+                if osp.isdir(osp.join(RUNS_DIR, "here", a + "-1m", task))]
+        panels = [(f"{task}-v5, on-policy: return of the training episodes",
+                   ON_POLICY, [(a, a) for a in ON_POLICY], 1_000_000),
+                  (f"{task}-v5, off-policy: return of the test episodes (300k-step runs)",
+                   OFF_POLICY, [(a, a) for a in OFF_POLICY], 300_000)]
+        if long:
+            panels.append((f"{task}-v5, off-policy: the seed-0 runs carried on to 1M steps",
+                           OFF_POLICY, [(a, a + "-1m") for a in long], 1_000_000))
+        with sns.axes_style("darkgrid"):
+            fig, axes = plt.subplots(len(panels), 1, figsize=(7.5, 2.8 * len(panels)),
+                                     squeeze=False)
+        for ax, (title, algos, members, end) in zip(axes[:, 0], panels):
+            curves = []
+            for algo, variant in members:
+                for label, data, dashed in (
+                        (f"spinup {algo}" + (", 1M run" if variant != algo else ""),
+                         runs(osp.join(RUNS_DIR, "here", variant, task), algo, end), False),
+                        (f"Spinning Up {algo}, -v2",
+                         runs(osp.join(REF_DIR, "runs", algo, task), algo, end), True)):
+                    if not data:
+                        continue
+                    label = f"{label} ({seeds(len(data))})"
+                    data = [t.assign(Condition1=label) for t in data]
+                    n_lines, n_bands = len(ax.get_lines()), len(ax.collections)
+                    plot_data(data, xaxis="TotalEnvInteracts", value="Performance",
+                              smooth=3, ax=ax)
+                    # one call, one curve: its line and (with seeds to spread) its band
+                    line = ax.get_lines()[n_lines]
+                    bands = ax.collections[n_bands:]
+                    curves.append((label, line, bands, f"C{algos.index(algo)}", dashed))
+            _restyle(ax, curves, title, end)
+        fig.tight_layout(h_pad=1.2)
+        fig.savefig(osp.join(IMAGE_DIR, f"mujoco_{task.lower()}.png"), dpi=150)
         plt.close(fig)
     return 0
 
 
-def _restyle(ax, conditions, algos):
-    """One colour per algorithm: ours solid (the seed-0 1M runs dotted), the reference dashed.
+def _restyle(ax, curves, title, end):
+    """One colour per algorithm, the reference's curves dashed; the legend outside the
+    plotted area (right of it), so that it hides no curve; steps written as 100k, 1M.
 
-    ``conditions`` are the curves' labels in the order seaborn drew them (the order in
-    which they first appear in the data): one line and one band each."""
-    colours = {algo: f"C{i}" for i, algo in enumerate(algos)}
-    style = {}
-    for label in conditions:
-        algo = label.split()[-1] if label.startswith("spinup") else label.split()[2]
-        style[label] = (colours[algo.replace("-1m", "")],
-                        "--" if label.startswith("Spinning Up") else
-                        ":" if algo.endswith("-1m") else "-")
-    for label, line, band in zip(conditions, ax.get_lines(), ax.collections):
-        line.set_color(style[label][0])
-        line.set_linestyle(style[label][1])
-        band.set_facecolor(style[label][0])
-    for line, text in zip(ax.get_legend().get_lines(), ax.get_legend().get_texts()):
-        line.set_color(style[text.get_text()][0])
-        line.set_linestyle(style[text.get_text()][1])
+    ``curves``: (label, line, bands, colour, dashed) for each curve drawn on ``ax``."""
+    from matplotlib.ticker import FuncFormatter
+    for label, line, bands, colour, dashed in curves:
+        line.set_color(colour)
+        line.set_linestyle("--" if dashed else "-")
+        line.set_linewidth(1.6)
+        line.set_label(label)
+        for band in bands:
+            band.set_facecolor(colour)
+            band.set_alpha(0.15)
+    if ax.get_legend() is not None:
+        ax.get_legend().remove()
+    ax.legend(handles=[c[1] for c in curves], loc="upper left", bbox_to_anchor=(1.01, 1.0),
+              fontsize=10, frameon=False, handlelength=2.4, borderaxespad=0.0)
+    ax.set_xlim(0, end)
+    ax.xaxis.set_major_formatter(FuncFormatter(
+        lambda x, _: "0" if x == 0 else f"{x / 1e6:g}M" if x >= 1e6 else f"{x / 1e3:g}k"))
+    ax.set_title(title, fontsize=11, loc="left")
+    ax.set_xlabel("environment steps", fontsize=10)
+    ax.set_ylabel("return", fontsize=10)
+    ax.tick_params(labelsize=10)
 
 
 def cmd_speed(args):
@@ -1118,8 +1160,10 @@ def _write_experiments(ours, ref):
             f.write("No experiment has finished yet.\n")
         return
     marks = (40_000, 100_000, 200_000, 300_000)
-    lines = [".. list-table:: Gap experiments: the evaluation at each mark, mean ± std over "
-             "seeds (number of seeds)",
+    lines = [".. list-table:: Gap experiments: the evaluation at each mark, mean ± sample "
+             "standard deviation over seeds (number of seeds); for on-policy runs the grid "
+             "point 16k before each mark (24k, 84k, 184k, 284k), where the reference has its "
+             "evaluations",
              "   :header-rows: 1", "", "   * - runs", "     - task"]
     lines += [f"     - {m // 1000}k" for m in marks] + ["     - mean up to 300k"]
     # the algorithm an experiment is about: the part of its name that is one ("sb3-sac")
@@ -1155,13 +1199,64 @@ def _write_status(ours):
         f.write("\n".join(lines) + "\n")
 
 
+def _write_hours(ours):
+    """hours.inc: the run-hours of the committed ``here`` runs, from their ``Time`` column.
+
+    ``Time`` is the wall-clock seconds since a run started (a resumed run's earlier part
+    included). A long run counts only its part after the 300k run it continues, which is
+    counted as a run of its own. The rate of a run is its hours per 1M of its steps."""
+    import numpy as np
+    pieces = []         # (algorithm, steps, seconds) of each run or continued part
+    for (name, task, seed), t in ours.groupby(["algo", "task", "seed"]):
+        t = t.sort_values("steps")
+        start = t[t["steps"] <= 300_000].iloc[-1] if name.endswith("-1m") else None
+        steps = t["steps"].iloc[-1] - (start["steps"] if start is not None else 0)
+        seconds = t["time"].iloc[-1] - (start["time"] if start is not None else 0)
+        pieces.append((name.replace("-1m", ""), steps, seconds))
+    rate = {}
+    lines = [".. list-table:: Run-hours of the committed runs (each run's ``Time`` column; "
+             "the runs shared the 2-core machine with other runs, usually two at a time, so "
+             "a run alone may be faster)", "   :header-rows: 1", "",
+             "   * - algorithm", "     - runs", "     - million steps",
+             "     - run-hours", "     - hours per 1M steps: median (lowest to highest run)"]
+    for algo in ON_POLICY + OFF_POLICY:
+        mine = [(s, sec) for a, s, sec in pieces if a == algo]
+        if not mine:
+            continue
+        per_1m = np.array([sec / 3600 / (s / 1e6) for s, sec in mine])
+        rate[algo] = float(np.median(per_1m))
+        lines += [f"   * - {algo.upper()}", f"     - {len(mine)}",
+                  f"     - {sum(s for s, _ in mine) / 1e6:.1f}",
+                  f"     - {sum(sec for _, sec in mine) / 3600:.1f}",
+                  f"     - {rate[algo]:.2f} ({per_1m.min():.2f} to {per_1m.max():.2f})"]
+    total = sum(sec for _, _, sec in pieces) / 3600
+
+    def protocol(scale):
+        """Run-hours of a whole scale at the median rates (None without a rate for all)."""
+        hours = 0.0
+        for part, (algos, tasks, seeds, steps) in SCALES[scale].items():
+            if any(a not in rate for a in algos):
+                return None
+            done = 300_000 if part == "long" else 0   # a long run continues a 300k run
+            hours += sum(rate[a] for a in algos) * len(tasks) * len(seeds) * (steps - done) / 1e6
+        return hours
+    here, spec = protocol("here"), protocol("spec")
+    lines += ["", f"In all, the {len(pieces)} committed runs (long runs counted by their part "
+              f"after 300k steps) took {total:.0f} run-hours."]
+    if here is not None and spec is not None:
+        lines[-1] += (f" At the median rates above, the ``here`` protocol is about {here:.0f} "
+                      f"run-hours and ``--scale spec`` about {spec:.0f}.")
+    with open(osp.join(PAGE_DIR, "hours.inc"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def cmd_reference(args):
     """Turn the reference TSV into progress.txt/config.json directories the plotter reads."""
     import pandas as pd
     ref = pd.read_table(osp.join(REF_DIR, "spinningup-mujoco-3M.tsv"))
     for (algo, env, seed), t in ref.groupby(["algo", "env", "seed"]):
         task = env.replace("-v2", "")
-        if task not in TASKS:
+        if task not in TASKS and (task, algo) != (HUMANOID, "ppo"):
             continue
         d = osp.join(REF_DIR, "runs", algo, task, f"s{seed}")
         os.makedirs(d, exist_ok=True)
@@ -1220,13 +1315,14 @@ def build_parser():
     run.add_argument("--scale", choices=list(SCALES), default="here",
                      help="here: the protocol for this machine; spec: the full one, for a "
                           "cluster (its runs are named spec_...)")
-    run.add_argument("--part", nargs="+", default=["onpolicy", "offpolicy", "long"],
-                     choices=["onpolicy", "offpolicy", "long"],
+    run.add_argument("--part", nargs="+", default=["onpolicy", "offpolicy", "long", "humanoid"],
+                     choices=["onpolicy", "offpolicy", "long", "humanoid"],
                      help="which parts of the protocol to run (long continues the finished "
-                          "offpolicy runs of seed 0 to 1M steps)")
+                          "offpolicy runs of seed 0 to 1M steps; humanoid is PPO on "
+                          "Humanoid-v5, 3 seeds of 1M steps)")
     run.add_argument("--algos", nargs="+", choices=algorithms,
                      help="only these algorithms of the chosen parts (default: all of them)")
-    run.add_argument("--envs", nargs="+", choices=TASKS,
+    run.add_argument("--envs", nargs="+", choices=ALL_TASKS,
                      help="only these tasks of the chosen parts (default: all of them)")
     run.add_argument("--seeds", nargs="+", type=int,
                      help="only these seeds of the scale's seeds (default: all of them)")
