@@ -221,8 +221,9 @@ def _check_env(cmd, env_name):
     """
     import gymnasium as gym
 
+    from spinup.utils.arg_checks import hand_over_env
     try:
-        gym.make(env_name).close()
+        hand_over_env(env_name, gym.make(env_name))   # check_cli probes this one (one build)
     except gym.error.DependencyNotInstalled as e:
         raise CLIError(f"{cmd}: --env {env_name}: a dependency is missing ({e}). MuJoCo envs "
                        "need: pip install 'gymnasium[mujoco]'; Box2D envs: pip install "
@@ -313,7 +314,8 @@ def resume_run(cmd, args):
     """``python -m spinup.run ALGO --resume DIR [--epochs N]``: continue a CLI run.
 
     The arguments are those of ``DIR/config.json``; a flag given with another value is
-    refused (except ``--epochs``; ``--tensorboard`` and ``--verbose`` may be added), and
+    refused (except ``--epochs``, and ``--device``: a run may go on on another device;
+    ``--tensorboard`` and ``--verbose`` may be added), and
     so is a directory without a readable checkpoint. The number of MPI processes is the
     number of checkpoint files. A run that has done all its epochs is only reported.
 
@@ -365,14 +367,14 @@ def resume_run(cmd, args):
         if key in RESUME_OUTPUT_FLAGS and given in ([True], [False]):
             output_options[key] = given[0]
             continue
-        if key == "epochs" and len(given) == 1:
+        if key in ("epochs", "device") and len(given) == 1:
             _check_type(cmd, key, params[key].default, given[0])
             changed[key] = given[0]
             continue
         if len(given) != 1 or convert_json(given[0]) != _nested(saved, key):
             raise CLIError(f"{cmd}: --resume continues {run_dir} with its saved arguments; "
                            f"--{key} {' '.join(raw)} differs from them (only --epochs "
-                           "may change)")
+                           "and --device may change)")
     kwargs = {key: _saved_value(config[key]) for key in params
               if key in config and key not in ("env_fn", "logger_kwargs")}
     kwargs.update(changed)

@@ -246,3 +246,29 @@ def test_refusal_to_overwrite_names_the_python_forms(tmp_path):
     with pytest.raises(FileExistsError) as e:
         EpochLogger(output_dir=str(tmp_path / "o" / "o_s0"))
     assert "ExperimentGrid.run" in str(e.value) and "EpochLogger" in str(e.value)
+
+
+def test_the_launching_process_makes_the_env_once(monkeypatch):
+    """Issue 44: the command line made the env twice before launching (the id check, then
+    the probe of the spaces); the probe now uses the env the id check made."""
+    import gymnasium as gym
+
+    from spinup import run
+    from spinup.utils import arg_checks
+    from spinup.utils.run_utils import ExperimentGrid
+    made = []
+
+    class Counted(gym.Wrapper):
+        def __init__(self):
+            made.append(1)
+            super().__init__(gym.make("CartPole-v1"))
+
+    gym.register("CountedForTheCli-v0", entry_point=Counted)
+    monkeypatch.setattr(ExperimentGrid, "run", lambda grid, thunk, **kw: None)
+    monkeypatch.setattr(arg_checks, "_checked", set())
+    try:
+        run.parse_and_execute_grid_search("ppo", ["--env", "CountedForTheCli-v0",
+                                                  "--seed", "0", "1"])
+    finally:
+        gym.registry.pop("CountedForTheCli-v0", None)
+    assert len(made) == 1

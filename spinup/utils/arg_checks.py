@@ -607,6 +607,17 @@ def _say_if_env_step_raised(algo, exc):
 # ---- The command line ----
 
 _checked = set()  # (algo, env id) made and tried by check_cli in this process
+_handed_over = {}  # env id -> an env the command line already made, for check_cli to probe
+
+
+def hand_over_env(env_name, env):
+    """Keep ``env`` (made from the id ``env_name`` to check the id) for :func:`check_cli`,
+    which probes it instead of making another: one env per id in the launching process.
+    An env handed over for the same id before is closed."""
+    old = _handed_over.pop(env_name, None)
+    if old is not None:
+        old.close()
+    _handed_over[env_name] = env
 
 
 def check_cli(algo, fn, kwargs):
@@ -633,7 +644,9 @@ def check_cli(algo, fn, kwargs):
     _, spaces = _rules_of(fn)
     if env_name is not None and spaces is not None and (algo, env_name) not in _checked:
         import gymnasium   # made and tried here too: with --jobs, output.log comes early
-        make_env(algo, lambda: gymnasium.make(env_name), **spaces).close()
+        made = _handed_over.pop(env_name, None)
+        make_env(algo, (lambda: made) if made is not None else (lambda: gymnasium.make(env_name)),
+                 **spaces).close()
         _checked.add((algo, env_name))
 
 
