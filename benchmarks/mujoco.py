@@ -693,7 +693,7 @@ def cmd_speed(args):
         hours = seconds / STEPS_PER_EPOCH * 1e6 / 3600
         print(f"{algo}: {hours:.2f} h per 1M steps", flush=True)
         lines += [f"   * - {algo.upper()}", f"     - {hours:.2f}"]
-    path = _target(args, PAGE_DIR, "hours.inc")
+    path = _target(args, PAGE_DIR, "speed.inc")
     _write_text(path, lines)
     print(f"mujoco speed: wrote {path}")
     return 0
