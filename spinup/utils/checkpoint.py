@@ -154,7 +154,9 @@ def _read_checkpoint(output_dir, rank, path=None):
         raise FileNotFoundError(f"{output_dir}: no checkpoint to resume from ({path} does not "
                                 "exist; checkpoints are written at the end of each epoch)")
     try:
-        state = torch.load(path, weights_only=True)
+        # map_location: a run that trained on a GPU resumes on any device (the states
+        # are copied into the networks and optimizers wherever those live).
+        state = torch.load(path, weights_only=True, map_location="cpu")
     except pickle.UnpicklingError as e:  # complete, but holds more than tensors and plain values
         if "weights_only" not in str(e).lower().replace(" ", "_"):
             raise ValueError(f"{output_dir}: corrupt checkpoint {path} (UnpicklingError); "
@@ -175,14 +177,18 @@ def _read_checkpoint(output_dir, rank, path=None):
 # ---- Random generators ----
 
 def rng_state():
-    """The global generators of Python's ``random``, numpy and torch, as plain values."""
+    """The global generators of Python's ``random``, numpy and torch, as plain values;
+    with ``"cuda"``, torch's GPU generators, once a run has used a GPU."""
     import torch
     version, words, gauss = random.getstate()
     kind, keys, pos, has_gauss, cached = np.random.get_state()
-    return {"python": [version, list(words), gauss],
-            "numpy": [kind, torch.from_numpy(keys.astype(np.int64)), int(pos),
-                      int(has_gauss), float(cached)],
-            "torch": torch.get_rng_state()}
+    state = {"python": [version, list(words), gauss],
+             "numpy": [kind, torch.from_numpy(keys.astype(np.int64)), int(pos),
+                       int(has_gauss), float(cached)],
+             "torch": torch.get_rng_state()}
+    if torch.cuda.is_initialized():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
 
 
 def restore_rng_state(saved):
@@ -193,6 +199,9 @@ def restore_rng_state(saved):
     kind, keys, pos, has_gauss, cached = saved["numpy"]
     np.random.set_state((kind, keys.numpy().astype(np.uint32), pos, has_gauss, cached))
     torch.set_rng_state(saved["torch"])
+    gpus = saved.get("cuda") or []
+    if gpus and torch.cuda.is_initialized() and torch.cuda.device_count() == len(gpus):
+        torch.cuda.set_rng_state_all(gpus)   # else (resumed elsewhere): a fresh GPU stream
 
 
 def generator_state(gen):

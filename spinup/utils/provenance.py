@@ -82,7 +82,8 @@ def provenance(device="cpu", processes=1, threads=None):
     """What produced a run's numbers, as a JSON-ready dict.
 
     Args:
-        device (str): where the networks live (``"cpu"`` for every run today).
+        device (str): where the networks train: ``"cpu"``, or ``"cuda:N (<GPU name>)"``
+            (:func:`spinup.utils.torch_tools.device_label`).
         processes (int): MPI processes (or A3C workers) of the run.
         threads (int or None): torch threads the run trains with; None gives
             :data:`spinup.utils.torch_tools.RUN_THREADS`, the count every algorithm sets.

@@ -343,7 +343,8 @@ def save_model(path, module, plain_kwargs, observation_space=None, action_space=
         "observation_space": None if observation_space is None
         else space_to_dict(observation_space),
         "action_space": None if action_space is None else space_to_dict(action_space),
-        "state_dict": {name: t.detach().clone() for name, t in module.state_dict().items()},
+        # On the CPU whatever device trained it, so any machine can load it.
+        "state_dict": {name: t.detach().cpu().clone() for name, t in module.state_dict().items()},
     }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # torch's notes on saving storages are noise here
@@ -365,7 +366,7 @@ def read_model(path):
     """
     import torch
     try:
-        saved = torch.load(path, weights_only=True)
+        saved = torch.load(path, weights_only=True, map_location="cpu")  # also GPU tensors
     except Exception as e:  # truncated, corrupted, or holding pickled code
         raise ValueError(f"{path} is corrupted or is not a spinup model "
                          f"({type(e).__name__})") from None

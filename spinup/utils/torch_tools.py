@@ -10,9 +10,13 @@
   forward pass that skips per-layer hook bookkeeping (acting calls it once per env step).
 - :func:`sample_categorical`, :func:`sample_diag_gaussian`: the on-policy actors'
   acting draws, the numbers ``torch.distributions`` gives without building one.
+- :func:`resolve_device` and :class:`Placement`: the ``device`` argument of every
+  algorithm, checked once and turned into where the networks train and where they act.
 """
 import contextlib
+import copy
 import math
+import re
 
 import numpy as np
 import torch
@@ -189,3 +193,144 @@ def finite_logp(logp):
 
 _DIVERGED = ("the policy's output (logits, or mean and log std) is NaN or infinite: its "
              "weights have diverged (try a lower learning rate)")
+
+
+# ---- Devices: where a run trains, and where it acts ----
+
+#: What the ``device`` argument accepts, in the words of its error messages.
+DEVICE_CHOICES = ("'cpu', 'cuda', 'cuda:N' (N a GPU index) or 'auto' (a GPU when torch "
+                  "sees one, else the CPU)")
+
+
+def resolve_device(algo, device, num_procs=1):
+    """The ``torch.device`` a run of ``algo`` trains on, from its ``device`` argument.
+
+    ``'auto'`` is the first GPU when ``torch.cuda.is_available()`` and the run can use
+    one (one process, not A3C), else the CPU. It asks only ``torch.cuda.is_available()``
+    and ``device_count()``, never for ``'cpu'`` or for A3C, and leaves torch's CUDA state
+    uninitialised (the command line checks every variant in its own process).
+
+    Args:
+        algo (str): the algorithm, for messages (``'a3c'`` refuses every GPU).
+        device (str or torch.device): ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or ``'auto'``.
+        num_procs (int): MPI processes of the run (``--cpu``).
+
+    Returns:
+        torch.device: ``cpu``, or ``cuda:N`` with its index filled in.
+
+    Raises:
+        TypeError: ``device`` is not a string or a ``torch.device``.
+        ValueError: one line, ``<algo>: device=<value> is not allowed: <why>``, for an
+            unknown string, a GPU this machine does not have, a GPU shared by several
+            MPI processes, or a GPU for A3C.
+    """
+    def refuse(why, error=ValueError):
+        raise error(f"{algo}: device={device!r} is not allowed: {why}")
+
+    if isinstance(device, torch.device):
+        text = str(device)
+    elif isinstance(device, str):
+        text = device
+    else:
+        refuse(f"a string, {DEVICE_CHOICES}", TypeError)
+    if text == "cpu":
+        return torch.device("cpu")
+    gpu_possible = algo != "a3c" and num_procs == 1
+    if text == "auto":
+        if gpu_possible and torch.cuda.is_available():
+            return torch.device("cuda", _current_gpu())
+        return torch.device("cpu")
+    found = re.fullmatch(r"cuda(?::(\d+))?", text)
+    if found is None:
+        refuse(DEVICE_CHOICES)
+    if algo == "a3c":
+        refuse("A3C's Hogwild workers are separate processes that update networks kept in "
+               "shared CPU memory, which a GPU cannot share; use device='cpu', or a2c "
+               "(the synchronous form of the same update) with a CUDA device")
+    if num_procs > 1:
+        refuse(f"the run has {num_procs} MPI processes (--cpu {num_procs}) and they cannot "
+               "share one GPU here; use a CUDA device with one process, or device='cpu' "
+               "(or 'auto') with MPI")
+    if not torch.cuda.is_available():
+        refuse("torch.cuda.is_available() is False here (no GPU, no driver, or a CPU-only "
+               "torch build); use device='cpu' or device='auto'")
+    count = torch.cuda.device_count()
+    index = _current_gpu() if found.group(1) is None else int(found.group(1))
+    if index >= count:
+        refuse(f"this machine has only {count} GPU{'s' * (count != 1)} (cuda:0 to "
+               f"cuda:{count - 1}); use one of those, or device='cpu'")
+    return torch.device("cuda", index)
+
+
+def _current_gpu():
+    """The GPU ``'cuda'`` means: torch's current one once CUDA is initialised, else 0
+    (asking torch would initialise it)."""
+    return torch.cuda.current_device() if torch.cuda.is_initialized() else 0
+
+
+def device_label(config, num_procs=1):
+    """The device a run's ``config`` (its ``save_config`` dict) trains on, as
+    ``provenance.json`` records it: ``'cpu'``, or ``'cuda:N (<GPU name>)'``.
+
+    Configs without ``device`` (runs from before the argument, or a script's own
+    logger) are ``'cpu'``; a value :func:`resolve_device` refuses is written as given.
+    """
+    value = config.get("device", "cpu")
+    try:
+        device = resolve_device(config.get("_algorithm", "spinup"), value, num_procs)
+    except (TypeError, ValueError):
+        return str(value)
+    if device.type == "cuda":
+        return f"{device} ({torch.cuda.get_device_name(device)})"
+    return str(device)
+
+
+class Placement:
+    """Where an algorithm's networks train (``device``) and where it acts (the CPU).
+
+    On the CPU this is a pass-through: ``net`` trains and acts, :meth:`batch` returns
+    its argument and :meth:`refresh` does nothing, so a ``device='cpu'`` run computes
+    exactly what it computed before ``device`` existed. On a GPU ``net`` moves there
+    (build target networks and optimizers after this, from ``net``), each batch is
+    copied there before the update, and acting uses :attr:`actor`, a CPU copy of
+    ``net`` that :meth:`refresh` brings up to date after each round of updates, so an
+    env step makes no round trip to the GPU.
+
+    Args:
+        net (torch.nn.Module): the actor-critic (or Q-network), on the CPU.
+        device (torch.device): from :func:`resolve_device`.
+
+    Attributes:
+        net: the module that trains (on ``device``).
+        actor: the module to act with, on the CPU (``net`` itself on the CPU).
+        device: ``device``.
+    """
+
+    #: Tests set this to True to run the GPU path (a separate acting copy, refreshed
+    #: after updates) on the CPU, where it must give the same numbers.
+    copy_on_cpu = False
+
+    def __init__(self, net, device):
+        self.device = torch.device(device)
+        self.net = net
+        self._separate = self.device.type != "cpu" or self.copy_on_cpu
+        if self._separate:
+            self.actor = copy.deepcopy(net).requires_grad_(False)
+            net.to(self.device)
+        else:
+            self.actor = net
+
+    def batch(self, data):
+        """``data`` (a dict of tensors and other values) with its tensors on
+        :attr:`device`; the dict itself when that is the CPU."""
+        if self.device.type == "cpu":
+            return data
+        return {key: value.to(self.device) if torch.is_tensor(value)
+                else value for key, value in data.items()}
+
+    def refresh(self):
+        """Copy the trained weights into :attr:`actor` (after an update round, after a
+        resume); nothing to do when they are one module."""
+        if self._separate:
+            with torch.no_grad():
+                self.actor.load_state_dict(self.net.state_dict())

@@ -68,7 +68,7 @@ from spinup.utils.checkpoint import (episode_state, load_checkpoint, recorded, r
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
 from spinup.utils.mpi_tools import num_procs, proc_id
-from spinup.utils.torch_tools import RUN_THREADS, torch_threads
+from spinup.utils.torch_tools import RUN_THREADS, Placement, resolve_device, torch_threads
 
 
 class A2CBuffer:
@@ -181,7 +181,7 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=50, n_steps=20,
         gamma=0.99, lam=1.0, lr=1e-3, anneal_lr=True,
         ent_coef=0.0, vf_coef=0.5, max_grad_norm=None,
-        max_ep_len=1000, logger_kwargs=dict(), save_freq=10):
+        max_ep_len=1000, logger_kwargs=dict(), save_freq=10, device="cpu"):
     """Train an actor-critic with synchronous advantage actor-critic (A2C).
 
     Runs with one torch thread (a rollout of ``n_steps`` samples is too small for
@@ -228,6 +228,9 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             crash or Ctrl-C loses at most the epoch in progress); in addition,
             every ``save_freq`` epochs (>= 1) a copy ``model{epoch}.pt`` is kept
             (epochs 0, save_freq, 2 save_freq, ...).
+        device (str): where the networks train, ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or
+            ``'auto'``; each rollout is copied there for the update and acting
+            stays on the CPU (docs/user/running.rst).
 
     The actor-critic must have these members (``MLPActorCritic`` in ``core.py`` does):
 
@@ -283,6 +286,9 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         # [A2C line 1] theta and psi; every worker starts from rank 0's copy.
         ac = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
         sync_params(ac)
+        # it trains on `device`; acting uses `actor`, ac itself or its CPU copy (refreshed)
+        placed = Placement(ac, resolve_device("a2c", device, n_workers))
+        actor = placed.actor
         logger.log("\nNumber of parameters: \t pi: %d, \t v: %d\n"
                    % (core.count_vars(ac.pi), core.count_vars(ac.v)))
 
@@ -311,6 +317,7 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             """Undo checkpoint_state; returns the number of epochs already done."""
             nonlocal obs, ep_ret, ep_len, start_time, n_updates
             ac.load_state_dict(state["ac"])
+            placed.refresh()
             optimizer.load_state_dict(state["optimizer"])
             n_updates = state["n_updates"]
             buf.adv_buf = buf.adv_buf.astype(state["adv_dtype"])
@@ -326,7 +333,7 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         def update(n_done):
             """One synchronous step on this worker's rollout   [A2C lines 3-7]; ``n_done``
             updates came before it (for the learning-rate schedule, [A2C line 5])."""
-            data = buf.get()
+            data = placed.batch(buf.get())
             if anneal_lr:
                 lr_now = lr * (1 - n_done / total_updates)
                 for group in optimizer.param_groups:
@@ -355,7 +362,7 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     # [A2C line 10] Act with pi_theta. The env sees a Gaussian sample
                     # clipped to the box; the buffer keeps the sample itself.
                     try:
-                        a, v, _ = ac.step(torch.as_tensor(obs, dtype=torch.float32))
+                        a, v, _ = actor.step(torch.as_tensor(obs, dtype=torch.float32))
                     except ValueError as e:  # NaN/inf policy output: bad observation, else the net
                         check_finite_obs(obs, buf, t)
                         raise ValueError(f"a2c: epoch {epoch}, step {t}: {e}") from e
@@ -376,7 +383,7 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     if terminated:
                         last_val = 0
                     else:
-                        _, last_val, _ = ac.step(torch.as_tensor(obs, dtype=torch.float32))
+                        _, last_val, _ = actor.step(torch.as_tensor(obs, dtype=torch.float32))
                     buf.finish_path(last_val)
                     if terminated or timeout:
                         logger.store(EpRet=ep_ret, EpLen=ep_len)
@@ -384,6 +391,7 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                         ep_ret, ep_len = 0, 0
                 logger.store(VVals=buf.val_buf.copy())  # the rollout's V(s_t), logged once
                 update(n_updates)  # [A2C lines 3-7]
+                placed.refresh()
                 n_updates += 1
 
             # [A2C line 8] model.pt replaced every epoch; model{epoch}.pt every save_freq epochs

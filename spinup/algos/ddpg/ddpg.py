@@ -139,7 +139,7 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
          steps_per_epoch=4000, epochs=100, replay_size=int(1e6), gamma=0.99,
          polyak=0.995, pi_lr=1e-3, q_lr=1e-3, batch_size=100, start_steps=10000,
          update_after=1000, update_every=50, act_noise=0.1, num_test_episodes=10,
-         max_ep_len=1000, logger_kwargs=dict(), save_freq=1):
+         max_ep_len=1000, logger_kwargs=dict(), save_freq=1, device="cpu"):
     """Train a deterministic policy and its Q-function with DDPG.
 
     Args:
@@ -189,6 +189,8 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             crash or Ctrl-C loses at most the epoch in progress); in addition,
             every ``save_freq`` epochs (>= 1) a copy ``model{epoch}.pt`` is kept
             (epochs save_freq, 2 save_freq, ...; epochs count from 1).
+        device (str): where the networks train, ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or
+            ``'auto'``; replay and acting stay on the CPU (docs/user/running.rst).
 
     The actor-critic must provide (``B`` a batch size, ``n = act_dim``; ``pi`` and
     ``q`` work in the policy's units ``[-1, 1]^n``):
@@ -211,7 +213,7 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         TypeError: an argument of the wrong kind (e.g. a float ``epochs``).
         ValueError: an argument out of its range, an observation space that is not
             a flat ``Box``, an action space that is not a bounded ``Box`` (e.g.
-            ``Discrete``), or more than one MPI process.
+            ``Discrete``), more than one MPI process, or an unusable ``device``.
 
     Source:
         Lillicrap et al. 2016 (arXiv:1509.02971), Algorithm 1; the pseudocode and
@@ -243,6 +245,9 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
     # [DDPG line 1] actor-critic and an empty replay buffer
     ac = actor_critic(env.observation_space, act_space, **ac_kwargs)
+    # it trains on `device`; acting uses `actor`, ac itself or its CPU copy (refreshed)
+    placed = torch_tools.Placement(ac, torch_tools.resolve_device("ddpg", device))
+    actor = placed.actor
     replay_buffer = ReplayBuffer(obs_dim=env.observation_space.shape, act_dim=act_dim,
                                  size=replay_size)
     replay_buffer.source = env_label("ddpg", env)
@@ -273,6 +278,7 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         """Undo checkpoint_state; returns the number of epochs already done."""
         nonlocal obs, ep_ret, ep_len, start_time
         load_module_states(state, **nets_and_optimizers)
+        placed.refresh()
         restore_replay(replay_buffer, state["replay"])
         obs, ep_ret, ep_len = restore_episode(env, state["episode"])
         restore_env_state(test_env, state["test_env"], "the test environment",
@@ -294,7 +300,7 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             q_next = ac_targ.q(next_obs, ac_targ.pi(next_obs))
             y = rew + gamma * (1 - done) * q_next   # [DDPG line 12]
         loss = (q_sa - y).pow(2).mean()
-        return loss, dict(QVals=q_sa.detach().numpy())
+        return loss, dict(QVals=q_sa.detach().cpu().numpy())
 
     def compute_loss_pi(data):
         """``-mean Q(s, mu(s))``: its gradient is minus the deterministic policy
@@ -328,7 +334,7 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         """``clip(mu(s) + eps, -1, 1)`` in policy units, ``eps ~ N(0, act_noise^2)``
         when exploring and 0 in test episodes [DDPG line 4]."""
         with torch.no_grad():
-            a = ac.pi(torch.as_tensor(obs, dtype=torch.float32)).numpy()
+            a = actor.pi(torch.as_tensor(obs, dtype=torch.float32)).numpy()
         if explore:
             a += act_noise * np.random.randn(act_dim).astype(np.float32)
         # (np.minimum/np.maximum: the same result as np.clip, a fraction of its overhead)
@@ -387,8 +393,9 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
                 # [DDPG line 9] [DDPG line 10] update_every gradient steps every update_every env steps
                 if t >= update_after and t % update_every == 0:
-                    for _ in range(update_every):
-                        update(replay_buffer.sample_batch(batch_size))   # [DDPG line 11]
+                    for _ in range(update_every):   # [DDPG line 11]
+                        update(placed.batch(replay_buffer.sample_batch(batch_size)))
+                    placed.refresh()
 
             # ---- End of epoch: save, test, log ---- [DDPG line 16]
             # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs

@@ -250,7 +250,7 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
         eps_decay_steps=10000, eps_test=0.0, double=False, dueling=False,
         prioritized_replay=False, per_alpha=0.6, per_beta=0.4, per_eps=1e-6, n_step=1,
         huber=True, max_grad_norm=10.0, anneal_lr=True, num_test_episodes=10,
-        max_ep_len=1000, logger_kwargs=dict(), save_freq=1):
+        max_ep_len=1000, logger_kwargs=dict(), save_freq=1, device="cpu"):
     """Train a DQN agent (with the chosen extensions) and return its Q-network.
 
     The defaults solve CartPole-v1 (test return 500) within 100k steps for the seeds
@@ -324,6 +324,8 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
             crash or Ctrl-C loses at most the epoch in progress); in addition,
             every ``save_freq`` epochs (>= 1) a copy ``model{epoch}.pt`` is kept
             (epochs save_freq, 2 save_freq, ...; epochs count from 1).
+        device (str): where the networks train, ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or
+            ``'auto'``; replay and acting stay on the CPU (docs/user/running.rst).
 
     Returns:
         nn.Module: the trained Q-network.
@@ -331,7 +333,7 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
     Raises:
         TypeError: a count that is not an int, a number that is not real.
         ValueError: an argument out of range, an unsupported space (``Box`` actions:
-            use ddpg, td3 or sac), or more than one MPI process.
+            use ddpg, td3 or sac), more than one MPI process, or an unusable ``device``.
 
     Source:
         Mnih et al. 2015; arXiv:1509.06461; arXiv:1511.06581; arXiv:1511.05952;
@@ -356,6 +358,9 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
     if dueling:
         ac_kwargs = dict(ac_kwargs, dueling=True)
     q_net = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
+    # it trains on `device`; acting uses `actor`, q_net itself or its CPU copy (refreshed)
+    placed = torch_tools.Placement(q_net, torch_tools.resolve_device("dqn", device))
+    actor = placed.actor
     q_targ = deepcopy(q_net)
     q_targ.requires_grad_(False)
     logger.log("\nNumber of parameters: \t q: %d\n" % core.count_vars(q_net))
@@ -390,6 +395,7 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
         q_net.load_state_dict(state["q_net"])
         q_targ.load_state_dict(state["q_targ"])
         optimizer.load_state_dict(state["optimizer"])
+        placed.refresh()
         restore_replay(replay, state["replay"])
         o, ep_ret, ep_len = restore_episode(env, state["episode"])
         if ep_len == 0 and replay.size > 0:
@@ -426,9 +432,9 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
         # [DQN line 8] prioritized replay: beta rises linearly from per_beta to 1
         if prioritized_replay:
             beta = per_beta + (1.0 - per_beta) * min(t / total_steps, 1.0)
-            data = replay.sample_batch(batch_size, beta)
+            data = placed.batch(replay.sample_batch(batch_size, beta))
         else:
-            data = replay.sample_batch(batch_size)
+            data = placed.batch(replay.sample_batch(batch_size))
 
         # [DQN line 11]
         if anneal_lr:
@@ -441,10 +447,10 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
         optimizer.step()
 
         if prioritized_replay:   # [DQN line 12]
-            replay.update_priorities(data["idxs"], td_error.numpy())
+            replay.update_priorities(data["idxs"], td_error.cpu().numpy())
         if polyak is not None:   # [DQN line 13] soft form
             polyak_update(q_net, q_targ, polyak)
-        logger.store(LossQ=loss.item(), QVals=q.numpy())
+        logger.store(LossQ=loss.item(), QVals=q.cpu().numpy())
 
     # ---- Acting (training and test episodes alike) ----
     def epsilon_greedy(o, eps, action_space, uniform=False):
@@ -452,7 +458,7 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
         ``eps``, else the greedy ``argmax_a Q(o, a)`` (``act`` runs without grad)."""
         if uniform or np.random.rand() < eps:
             return action_space.sample()
-        return q_net.act(torch.as_tensor(o, dtype=torch.float32)).item()
+        return actor.act(torch.as_tensor(o, dtype=torch.float32)).item()
 
     def run_test_episodes():
         for _ in range(num_test_episodes):
@@ -503,6 +509,7 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
                 # [DQN line 7]
                 if t >= update_after and t % update_every == 0:
                     update(t)
+                    placed.refresh()
 
                 # [DQN line 14] hard form: a copy is a polyak step with polyak = 0
                 if polyak is None and (t + 1) % target_update_every == 0:

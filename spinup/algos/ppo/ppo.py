@@ -70,7 +70,7 @@ from spinup.utils.checkpoint import (episode_states, load_checkpoint, recorded, 
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
 from spinup.utils.mpi_tools import mpi_avg, mpi_statistics_scalar, num_procs, proc_id
-from spinup.utils.torch_tools import RUN_THREADS, torch_threads
+from spinup.utils.torch_tools import RUN_THREADS, Placement, resolve_device, torch_threads
 
 
 # ---- Buffer ----
@@ -178,7 +178,7 @@ SPACES = dict(obs=FLAT_BOX, act=(BOX, DISCRETE))
 def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=50, gamma=0.99, clip_ratio=0.2, pi_lr=3e-4,
         vf_lr=1e-3, train_pi_iters=80, train_v_iters=80, lam=0.97, max_ep_len=1000,
-        target_kl=0.01, logger_kwargs=dict(), save_freq=10, num_envs=1):
+        target_kl=0.01, logger_kwargs=dict(), save_freq=10, num_envs=1, device="cpu"):
     """Train a policy with PPO-Clip (GAE-lambda advantages, early stopping on KL).
 
     Args:
@@ -224,6 +224,9 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             envs collect an epoch faster; each runs ``steps_per_epoch / (num_envs *
             MPI processes)`` steps per epoch, which must be a whole number. An
             addition of this project, not in Spinning Up.
+        device (str): where the networks train, ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or
+            ``'auto'``; the epoch's data is copied there for the update and acting
+            stays on the CPU (docs/user/running.rst).
 
     The actor-critic must provide (``obs_dim`` and ``act_dim`` are the sizes of
     the observation and the action; a ``Discrete`` action has no ``act_dim`` axis):
@@ -291,6 +294,9 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         # [PPO line 1] theta_0 and phi_0, the same on every MPI process.
         ac = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
         sync_params(ac)
+        # it trains on `device`; acting uses `actor`, ac itself or its CPU copy (refreshed)
+        placed = Placement(ac, resolve_device("ppo", device, num_procs()))
+        actor = placed.actor
         logger.log(f"\nNumber of parameters: pi {core.count_vars(ac.pi)}, "
                    f"v {core.count_vars(ac.v)}\n")
 
@@ -317,6 +323,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             """Undo checkpoint_state; returns the number of epochs already done."""
             nonlocal o, ep_ret, ep_len, start_time
             ac.load_state_dict(state["ac"])
+            placed.refresh()
             pi_optimizer.load_state_dict(state["pi_optimizer"])
             vf_optimizer.load_state_dict(state["vf_optimizer"])
             # buf.get() leaves float64 advantages behind after the first epoch.
@@ -366,7 +373,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             optimizer.step()
 
         def update():
-            data = buf.get()
+            data = placed.batch(buf.get())
             before = diagnostics(data)
             with torch.no_grad():
                 loss_v_before = compute_loss_v(data).item()
@@ -406,7 +413,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 # actions clipped to their bounds, the buffer the samples themselves
                 # (whose log-probs the ratio uses).
                 try:
-                    a, v, logp = ac.step(torch.as_tensor(o, dtype=torch.float32))
+                    a, v, logp = actor.step(torch.as_tensor(o, dtype=torch.float32))
                 except ValueError as e:  # NaN/inf policy output: bad observation, else the net
                     check_finite_obs(o, buf, t)
                     raise ValueError(f"ppo: epoch {epoch}, step {t}: {e}") from e
@@ -432,7 +439,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                         last_val = 0.0
                     else:
                         s_T = info["final_obs"][i] if reset_by_env[i] else o[i]
-                        last_val = ac.step(torch.as_tensor(s_T, dtype=torch.float32))[1]
+                        last_val = actor.step(torch.as_tensor(s_T, dtype=torch.float32))[1]
                     buf.finish_path(last_val, env=i)
                     if episode_over[i]:
                         logger.store(EpRet=ep_ret[i], EpLen=ep_len[i])
@@ -443,6 +450,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
             logger.store(VVals=buf.val_buf.flatten())  # the epoch's V(s_t), logged once
             update()  # [PPO lines 6-11]
+            placed.refresh()
 
             # [PPO line 12] model.pt replaced every epoch; model{epoch}.pt every save_freq epochs
             logger.save_epoch_state({"env": env}, epoch, save_freq)

@@ -169,7 +169,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=100, replay_size=int(1e6), gamma=0.99,
         polyak=0.995, lr=1e-3, alpha=0.2, batch_size=100, start_steps=10000,
         update_after=1000, update_every=50, num_test_episodes=10, max_ep_len=1000,
-        logger_kwargs=dict(), save_freq=1, target_entropy=None):
+        logger_kwargs=dict(), save_freq=1, target_entropy=None, device="cpu"):
     """Train a SAC agent and return its actor-critic.
 
     Args:
@@ -236,6 +236,8 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             temperature, in policy units; ``None`` means ``-act_dim``, the papers'
             heuristic. A number turns learning on even when ``alpha`` is a number
             (then the initial temperature, > 0).
+        device (str): where the networks train, ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or
+            ``'auto'``; replay and acting stay on the CPU (docs/user/running.rst).
 
     Returns:
         nn.Module: the trained actor-critic.
@@ -245,7 +247,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             a real number.
         ValueError: an argument out of its range, ``alpha`` neither a number nor
             ``'auto'``, an unsupported observation or action space (``Discrete``
-            actions: use dqn), or more than one MPI process.
+            actions: use dqn), more than one MPI process, or an unusable ``device``.
 
     Source:
         Haarnoja et al. 2018, arXiv:1801.01290, and 2018b, arXiv:1812.05905;
@@ -269,8 +271,11 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     torch.manual_seed(seed)
     np.random.seed(seed)
 
-    # [SAC line 1] actor-critic and an empty replay buffer
+    # [SAC line 1] actor-critic and an empty replay buffer; it trains on `device`, and
+    # acting uses `actor` (itself on the CPU, else a CPU copy refreshed after updates)
     ac = actor_critic(observation_space, action_space, **ac_kwargs)
+    placed = torch_tools.Placement(ac, torch_tools.resolve_device("sac", device))
+    actor = placed.actor
     # [SAC line 2] targets start as copies; only polyak_update moves them
     ac_targ = deepcopy(ac)
     ac_targ.requires_grad_(False)
@@ -284,7 +289,8 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         if target_entropy is None:
             target_entropy = -float(act_dim)
         alpha_0 = 1.0 if alpha == "auto" else float(alpha)
-        log_alpha = torch.tensor(np.log(alpha_0), dtype=torch.float32, requires_grad=True)
+        log_alpha = torch.tensor(np.log(alpha_0), dtype=torch.float32, requires_grad=True,
+                                 device=placed.device)
         alpha = log_alpha.exp().item()
 
     # Both Q-functions share one optimizer; a list (not a one-shot iterator) also
@@ -316,6 +322,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         """Undo checkpoint_state; returns the number of epochs already done."""
         nonlocal o, ep_ret, ep_len, start_time, alpha
         load_module_states(state, **nets_and_optimizers)
+        placed.refresh()
         if learn_alpha:
             with torch.no_grad():
                 log_alpha.copy_(state["log_alpha"])
@@ -344,7 +351,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             soft_value = q_next - alpha * logp_act2
             y = data["rew"] + gamma * (1 - data["done"]) * soft_value
         loss = ((q1 - y) ** 2).mean() + ((q2 - y) ** 2).mean()
-        return loss, dict(Q1Vals=q1.detach().numpy(), Q2Vals=q2.detach().numpy())
+        return loss, dict(Q1Vals=q1.detach().cpu().numpy(), Q2Vals=q2.detach().cpu().numpy())
 
     def compute_loss_pi(data):
         """[SAC line 14] ``mean(alpha log pi(a|s) - min_j Q_j(s, a))`` over the batch,
@@ -382,7 +389,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         pi_optimizer.step()
         for p in q_params:
             p.requires_grad = True
-        logger.store(LossPi=loss.item(), LogPi=logp.numpy())
+        logger.store(LossPi=loss.item(), LogPi=logp.cpu().numpy())
 
         if learn_alpha:   # [SAC line 15]
             alpha_optimizer.zero_grad()
@@ -395,13 +402,13 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         polyak_update(ac.q2, ac_targ.q2, polyak)
 
     # ---- Acting (training and test episodes alike) ----
-    act_scale, act_bias = ac.act_scale.numpy(), ac.act_bias.numpy()
+    act_scale, act_bias = actor.act_scale.numpy(), actor.act_bias.numpy()
     low, high = action_space.low, action_space.high
 
     def policy_action(o, deterministic=False):
         """[SAC line 4] ``a ~ pi(.|s)`` (or ``tanh(mu)``) in policy units, numpy."""
         with torch.no_grad():
-            a, _ = ac.pi(torch.as_tensor(o, dtype=torch.float32), deterministic, False)
+            a, _ = actor.pi(torch.as_tensor(o, dtype=torch.float32), deterministic, False)
         return a.numpy()
 
     def to_env(a):
@@ -458,8 +465,9 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
                 # [SAC line 9] [SAC line 10] every update_every steps, as many updates as steps
                 if t >= update_after and t % update_every == 0:
-                    for _ in range(update_every):
-                        update(replay_buffer.sample_batch(batch_size))   # [SAC line 11]
+                    for _ in range(update_every):   # [SAC line 11]
+                        update(placed.batch(replay_buffer.sample_batch(batch_size)))
+                    placed.refresh()
 
             # ---- End of epoch: save, test, log ---- [SAC line 17]
             # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs

@@ -144,7 +144,7 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         polyak=0.995, pi_lr=1e-3, q_lr=1e-3, batch_size=100, start_steps=10000,
         update_after=1000, update_every=50, act_noise=0.1, target_noise=0.2,
         noise_clip=0.5, policy_delay=2, num_test_episodes=10, max_ep_len=1000,
-        logger_kwargs=dict(), save_freq=1):
+        logger_kwargs=dict(), save_freq=1, device="cpu"):
     """Train a deterministic policy and twin Q-functions with TD3.
 
     Args:
@@ -202,6 +202,8 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             crash or Ctrl-C loses at most the epoch in progress); in addition,
             every ``save_freq`` epochs (>= 1) a copy ``model{epoch}.pt`` is kept
             (epochs save_freq, 2 save_freq, ...; epochs count from 1).
+        device (str): where the networks train, ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or
+            ``'auto'``; replay and acting stay on the CPU (docs/user/running.rst).
 
     The actor-critic must provide (``B`` a batch size, ``n = act_dim``; ``pi``,
     ``q1`` and ``q2`` work in the policy's units ``[-1, 1]^n``):
@@ -226,7 +228,7 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         TypeError: an argument of the wrong kind (e.g. a float ``policy_delay``).
         ValueError: an argument out of its range, an observation space that is not
             a flat ``Box``, an action space that is not a bounded ``Box`` (e.g.
-            ``Discrete``), or more than one MPI process.
+            ``Discrete``), more than one MPI process, or an unusable ``device``.
 
     Source:
         Fujimoto et al. 2018 (arXiv:1802.09477), Algorithm 1, Eqs. 10, 14 and 15;
@@ -258,6 +260,9 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
     # [TD3 line 1] actor-critic and an empty replay buffer
     ac = actor_critic(env.observation_space, act_space, **ac_kwargs)
+    # it trains on `device`; acting uses `actor`, ac itself or its CPU copy (refreshed)
+    placed = torch_tools.Placement(ac, torch_tools.resolve_device("td3", device))
+    actor = placed.actor
     replay_buffer = ReplayBuffer(obs_dim=env.observation_space.shape, act_dim=act_dim,
                                  size=replay_size)
     replay_buffer.source = env_label("td3", env)
@@ -289,6 +294,7 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         """Undo checkpoint_state; returns the number of epochs already done."""
         nonlocal obs, ep_ret, ep_len, start_time, q_updates
         load_module_states(state, **nets_and_optimizers)
+        placed.refresh()
         restore_replay(replay_buffer, state["replay"])
         obs, ep_ret, ep_len = restore_episode(env, state["episode"])
         restore_env_state(test_env, state["test_env"], "the test environment",
@@ -317,7 +323,8 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             q_next = torch.minimum(ac_targ.q1(next_obs, a_next), ac_targ.q2(next_obs, a_next))
             y = rew + gamma * (1 - done) * q_next
         loss = (q1_sa - y).pow(2).mean() + (q2_sa - y).pow(2).mean()
-        return loss, dict(Q1Vals=q1_sa.detach().numpy(), Q2Vals=q2_sa.detach().numpy())
+        return loss, dict(Q1Vals=q1_sa.detach().cpu().numpy(),
+                          Q2Vals=q2_sa.detach().cpu().numpy())
 
     def compute_loss_pi(data):
         """``-mean Q1(s, mu(s))``, DDPG's policy loss on the first critic [TD3 line 16]."""
@@ -355,7 +362,7 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         """``clip(mu(s) + eps, -1, 1)`` in policy units, ``eps ~ N(0, act_noise^2)``
         when exploring and 0 in test episodes [TD3 line 4]."""
         with torch.no_grad():
-            a = ac.pi(torch.as_tensor(obs, dtype=torch.float32)).numpy()
+            a = actor.pi(torch.as_tensor(obs, dtype=torch.float32)).numpy()
         if explore:
             a += act_noise * np.random.randn(act_dim).astype(np.float32)
         # (np.minimum/np.maximum: the same result as np.clip, a fraction of its overhead)
@@ -416,8 +423,10 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 # [TD3 line 9] [TD3 line 10] update_every Q steps every update_every env steps
                 if t >= update_after and t % update_every == 0:
                     for _ in range(update_every):
-                        update(replay_buffer.sample_batch(batch_size), q_updates)  # [TD3 line 11]
+                        update(placed.batch(replay_buffer.sample_batch(batch_size)),
+                               q_updates)   # [TD3 line 11]
                         q_updates += 1   # [TD3 line 18]
+                    placed.refresh()
 
             # ---- End of epoch: save, test, log ---- [TD3 line 19]
             # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs

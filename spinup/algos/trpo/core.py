@@ -164,10 +164,10 @@ def hessian_vector_product(kl, params, damping_coeff):
     """
     grad_kl = flat_grad(kl, params, create_graph=True)  # differentiable: used again
 
-    def Hx(v):
-        v_t = torch.as_tensor(v, dtype=torch.float32)
+    def Hx(v):   # numpy in and out; the product itself runs where the parameters live
+        v_t = torch.as_tensor(v, dtype=torch.float32, device=grad_kl.device)
         h_v = flat_grad(grad_kl @ v_t, params, retain_graph=True)  # keep for the next v
-        return mpi_avg(h_v.numpy()) + damping_coeff * np.asarray(v, dtype=np.float64)
+        return mpi_avg(h_v.cpu().numpy()) + damping_coeff * np.asarray(v, dtype=np.float64)
     return Hx
 
 

@@ -84,7 +84,7 @@ from spinup.utils.checkpoint import (episode_state, load_checkpoint, recorded, r
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
 from spinup.utils.mpi_tools import mpi_avg, mpi_statistics_scalar, num_procs, proc_id
-from spinup.utils.torch_tools import RUN_THREADS, torch_threads
+from spinup.utils.torch_tools import RUN_THREADS, Placement, resolve_device, torch_threads
 
 
 class TRPOBuffer:
@@ -209,7 +209,8 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
          steps_per_epoch=4000, epochs=50,
          gamma=0.99, delta=0.01, vf_lr=1e-3, train_v_iters=80,
          damping_coeff=0.1, cg_iters=10, backtrack_iters=10, backtrack_coeff=0.8,
-         lam=0.97, max_ep_len=1000, logger_kwargs=dict(), save_freq=10, algo='trpo'):
+         lam=0.97, max_ep_len=1000, logger_kwargs=dict(), save_freq=10, algo='trpo',
+         device="cpu"):
     """Train a policy with TRPO (or, with ``algo='npg'``, the natural policy gradient).
 
     Args:
@@ -255,6 +256,9 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             addition, every ``save_freq`` epochs (>= 1) a copy ``model{epoch}.pt``
             is kept (epochs 0, save_freq, 2 save_freq, ...).
         algo (str): ``'trpo'`` (with the line search) or ``'npg'`` (the full step).
+        device (str): where the networks train, ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or
+            ``'auto'``; the epoch's data is copied there for the update and acting
+            stays on the CPU (docs/user/running.rst).
 
     The actor-critic must have these members (``MLPActorCritic`` in ``core.py`` does):
 
@@ -308,6 +312,9 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     # [TRPO line 1] theta_0 and phi_0, the same on every process.
     ac = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
     sync_params(ac)
+    # it trains on `device`; acting uses `actor`, ac itself or its CPU copy (refreshed)
+    placed = Placement(ac, resolve_device(algo, device, n_procs))
+    actor = placed.actor
     logger.log("\nNumber of parameters: \t pi: %d, \t v: %d\n"
                % (core.count_vars(ac.pi), core.count_vars(ac.v)))
 
@@ -333,6 +340,7 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         """Undo checkpoint_state; returns the number of epochs already done."""
         nonlocal obs, ep_ret, ep_len, start_time
         ac.load_state_dict(state["ac"])
+        placed.refresh()
         vf_optimizer.load_state_dict(state["vf_optimizer"])
         # buf.get() leaves float64 advantages behind after the first epoch.
         buf.adv_buf = buf.adv_buf.astype(state["adv_dtype"])
@@ -357,7 +365,7 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
     # ---- Update ----
     def update():
-        data = buf.get()
+        data = placed.batch(buf.get())
         pi_params = list(ac.pi.parameters())
         with torch.no_grad():
             pi_old, _ = ac.pi(data["obs"])   # pi_k: the fixed end of every KL below
@@ -374,7 +382,7 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         # [TRPO line 6] g = gradient of the surrogate at theta_k.
         surr = compute_surrogate(data)
         surr_before = mpi_avg(surr.item())
-        g = mpi_avg(flat_grad(surr, pi_params).numpy())
+        g = mpi_avg(flat_grad(surr, pi_params).cpu().numpy())   # CG runs in numpy
 
         # [TRPO lines 7-8] x ~ H^-1 g. The KL is 0 at theta_k, its Hessian is not.
         kl = core.mean_kl(pi_old, ac.pi(data["obs"])[0])
@@ -384,7 +392,7 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         # [TRPO lines 9-10] Step to the edge of the model trust region 1/2 s^T H s = delta;
         # NPG takes it as it is, TRPO backtracks [TRPO lines 11-13].
         step_len = np.sqrt(2 * delta / (x @ Hx(x) + 1e-8))
-        full_step = torch.as_tensor(step_len * x, dtype=torch.float32)
+        full_step = torch.as_tensor(step_len * x, dtype=torch.float32, device=placed.device)
         theta_k = get_flat_params(ac.pi)
         if algo == 'npg':
             set_flat_params(ac.pi, theta_k + full_step)   # accepted without checks
@@ -428,7 +436,7 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 # [TRPO line 3] Act with pi_k. The env sees a Gaussian sample clipped to
                 # the action box; the buffer keeps the sample, whose log-prob L uses.
                 try:
-                    a, v, logp = ac.step(torch.as_tensor(obs, dtype=torch.float32))
+                    a, v, logp = actor.step(torch.as_tensor(obs, dtype=torch.float32))
                 except ValueError as e:  # NaN/inf policy output: bad observation, else the net
                     check_finite_obs(obs, buf, t)
                     raise ValueError(f"{algo}: epoch {epoch}, step {t}: {e}") from e
@@ -451,7 +459,7 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 if terminated:
                     last_val = 0
                 else:
-                    _, last_val, _ = ac.step(torch.as_tensor(obs, dtype=torch.float32))
+                    _, last_val, _ = actor.step(torch.as_tensor(obs, dtype=torch.float32))
                 buf.finish_path(last_val)
                 if terminated or timeout:  # a whole episode: log it and start the next
                     logger.store(EpRet=ep_ret, EpLen=ep_len)
@@ -460,6 +468,7 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
             logger.store(VVals=buf.val_buf.copy())  # the epoch's V(s_t), logged once
             update()  # [TRPO lines 6-14]
+            placed.refresh()
 
             # [TRPO line 15] model.pt replaced every epoch; model{epoch}.pt every save_freq epochs
             logger.save_epoch_state({"env": env}, epoch, save_freq)
@@ -487,7 +496,7 @@ def npg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=50,
         gamma=0.99, delta=0.01, vf_lr=1e-3, train_v_iters=80,
         damping_coeff=0.1, cg_iters=10, backtrack_iters=10, backtrack_coeff=0.8,
-        lam=0.97, max_ep_len=1000, logger_kwargs=dict(), save_freq=10):
+        lam=0.97, max_ep_len=1000, logger_kwargs=dict(), save_freq=10, device="cpu"):
     """Train a policy with the natural policy gradient (Kakade 2001).
 
     :func:`trpo` with ``algo='npg'``: the step ``sqrt(2 delta / x^T H x) x``, ``x = H^-1

@@ -65,7 +65,7 @@ from spinup.utils.checkpoint import (episode_state, load_checkpoint, recorded, r
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
 from spinup.utils.mpi_tools import mpi_statistics_scalar, num_procs, proc_id
-from spinup.utils.torch_tools import RUN_THREADS, torch_threads
+from spinup.utils.torch_tools import RUN_THREADS, Placement, resolve_device, torch_threads
 
 
 # ---- Buffer ----
@@ -162,7 +162,7 @@ SPACES = dict(obs=FLAT_BOX, act=(BOX, DISCRETE))
 def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=50, gamma=0.99, pi_lr=3e-4,
         vf_lr=1e-3, train_v_iters=80, lam=0.97, max_ep_len=1000,
-        logger_kwargs=dict(), save_freq=10):
+        logger_kwargs=dict(), save_freq=10, device="cpu"):
     """Train a policy with Vanilla Policy Gradient (GAE-lambda advantages).
 
     Args:
@@ -195,6 +195,9 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             update (a crash or Ctrl-C loses at most the epoch in progress); in
             addition, every ``save_freq`` epochs (> 0) a copy ``model{epoch}.pt``
             is kept (epochs 0, save_freq, 2 save_freq, ...).
+        device (str): where the networks train, ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or
+            ``'auto'``; the epoch's data is copied there for the update and acting
+            stays on the CPU (docs/user/running.rst).
 
     The actor-critic must provide (``obs_dim`` and ``act_dim`` are the sizes of
     the observation and the action; a ``Discrete`` action has no ``act_dim`` axis):
@@ -256,6 +259,9 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         # [VPG line 1] theta_0 and phi_0, the same on every MPI process.
         ac = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
         sync_params(ac)
+        # it trains on `device`; acting uses `actor`, ac itself or its CPU copy (refreshed)
+        placed = Placement(ac, resolve_device("vpg", device, num_procs()))
+        actor = placed.actor
         logger.log(f"\nNumber of parameters: pi {core.count_vars(ac.pi)}, "
                    f"v {core.count_vars(ac.v)}\n")
 
@@ -282,6 +288,7 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             """Undo checkpoint_state; returns the number of epochs already done."""
             nonlocal o, ep_ret, ep_len, start_time
             ac.load_state_dict(state["ac"])
+            placed.refresh()
             pi_optimizer.load_state_dict(state["pi_optimizer"])
             vf_optimizer.load_state_dict(state["vf_optimizer"])
             # buf.get() leaves float64 advantages behind after the first epoch.
@@ -317,7 +324,7 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             optimizer.step()
 
         def update():
-            data = buf.get()
+            data = placed.batch(buf.get())
             with torch.no_grad():
                 loss_v_before = compute_loss_v(data).item()
             # [VPG lines 6-7] one step along g_k (Adam, pi_lr).
@@ -347,7 +354,7 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 # [VPG line 3] act with pi_k; the env gets the action clipped to its
                 # bounds, the buffer the sample itself (whose log-prob the loss uses).
                 try:
-                    a, v, logp = ac.step(torch.as_tensor(o, dtype=torch.float32))
+                    a, v, logp = actor.step(torch.as_tensor(o, dtype=torch.float32))
                 except ValueError as e:  # NaN/inf policy output: bad observation, else the net
                     check_finite_obs(o, buf, t)
                     raise ValueError(f"vpg: epoch {epoch}, step {t}: {e}") from e
@@ -367,7 +374,7 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 if terminated:
                     last_val = 0.0
                 else:
-                    last_val = ac.step(torch.as_tensor(o, dtype=torch.float32))[1]
+                    last_val = actor.step(torch.as_tensor(o, dtype=torch.float32))[1]
                 buf.finish_path(last_val)
                 if episode_over:
                     logger.store(EpRet=ep_ret, EpLen=ep_len)
@@ -376,6 +383,7 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
             logger.store(VVals=buf.val_buf.copy())  # the epoch's V(s_t), logged once
             update()  # [VPG lines 6-8]
+            placed.refresh()
 
             # [VPG line 9] model.pt replaced every epoch; model{epoch}.pt every save_freq epochs
             logger.save_epoch_state({"env": env}, epoch, save_freq)
