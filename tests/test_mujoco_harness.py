@@ -50,7 +50,7 @@ def harness(tmp_path, monkeypatch):
 class _Handle:
     """Stands in for the grid launcher's experiment process: ``start`` raises
     ``raise_on_start`` if given; ``poll`` says the process ended with ``code``."""
-    raise_on_start, code = None, 0
+    raise_on_start, code, started = None, 0, True
 
     def __init__(self, *args, **kwargs):
         pass
