@@ -147,12 +147,8 @@ def test_ctrl_c_stops_all_workers(tmp_path):
     assert len(rows) >= 1 and len(rows) == load_checkpoint(str(tmp_path / "out"))["epoch"]
 
 
-def test_a_failed_run_leaves_no_row_so_the_same_call_reuses_its_directory(tmp_path):
-    """Issue 45: a worker's exception in epoch 0 used to leave a row of NaN test columns,
-    and the rerun was refused ("already holds a run")."""
-    import gymnasium as gym
-    from spinup import a3c
-
+def _cartpole_failing_after(steps, error):
+    """An env_fn: CartPole whose step() raises ``error`` after ``steps`` steps."""
     class FailsLater(gym.Wrapper):
         def __init__(self):
             super().__init__(gym.make("CartPole-v1"))
@@ -160,13 +156,19 @@ def test_a_failed_run_leaves_no_row_so_the_same_call_reuses_its_directory(tmp_pa
 
         def step(self, a):
             self.steps += 1
-            if self.steps > 150:
-                raise RuntimeError("the env broke")
+            if self.steps > steps:
+                raise error
             return self.env.step(a)
+    return FailsLater
 
+
+def test_a_failed_run_leaves_no_row_so_the_same_call_reuses_its_directory(tmp_path):
+    """Issue 45: a worker's exception in epoch 0 used to leave a row of NaN test columns,
+    and the rerun was refused ("already holds a run")."""
+    from spinup import a3c
     out = str(tmp_path / "out")
     with pytest.raises(RuntimeError, match="the env broke"):
-        a3c(FailsLater, num_workers=1, epochs=2, steps_per_epoch=400,
+        a3c(_cartpole_failing_after(150, RuntimeError("the env broke")), num_workers=1, epochs=2, steps_per_epoch=400,
             logger_kwargs=dict(output_dir=out))
     assert (tmp_path / "out" / "progress.txt").read_text().count("\n") <= 1   # header only
     a3c(lambda: gym.make("CartPole-v1"), num_workers=1, epochs=1, steps_per_epoch=400,
@@ -323,20 +325,8 @@ def test_a_workers_value_error_from_the_env_keeps_its_traceback(tmp_path):
     """Issue 44: a worker forwarded only ``str(e)`` of any ValueError, so an env's own
     ValueError reached the user without the frames that raised it."""
     from spinup import a3c
-
-    class ValueErrorLater(gym.Wrapper):
-        def __init__(self):
-            super().__init__(gym.make("CartPole-v1"))
-            self.steps = 0
-
-        def step(self, a):
-            self.steps += 1
-            if self.steps > 100:
-                raise ValueError("the env got a bad value")
-            return self.env.step(a)
-
     with pytest.raises(RuntimeError) as e:
-        a3c(ValueErrorLater, num_workers=1, epochs=1, steps_per_epoch=400,
+        a3c(_cartpole_failing_after(100, ValueError("the env got a bad value")), num_workers=1, epochs=1, steps_per_epoch=400,
             logger_kwargs=dict(output_dir=str(tmp_path / "out")))
     assert "Traceback" in str(e.value) and "in step" in str(e.value)
     assert "ValueError: the env got a bad value" in str(e.value)
