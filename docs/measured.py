@@ -220,12 +220,17 @@ def pg_first_episodes():
     return (str(half_up(first / 10) * 10),)
 
 
-def _pg_math_test_module():
-    spec = importlib.util.spec_from_file_location(
-        "test_pg_math", osp.join(ROOT, "tests", "test_pg_math.py"))
+def _load_file(name, *path):
+    """The Python file ROOT/path imported as module ``name`` (benchmarks/ and tests/ are
+    not packages)."""
+    spec = importlib.util.spec_from_file_location(name, osp.join(ROOT, *path))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _pg_math_test_module():
+    return _load_file("test_pg_math", "tests", "test_pg_math.py")
 
 
 def pg_variance():
@@ -288,11 +293,7 @@ def trpo_lossv_ratio():
 # ---- research.rst: numbers recomputed from committed runs ----
 
 def _mujoco_harness():
-    spec = importlib.util.spec_from_file_location(
-        "mujoco_harness", osp.join(ROOT, "benchmarks", "mujoco.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _load_file("mujoco_harness", "benchmarks", "mujoco.py")
 
 
 def sac_cheetah_spread():
