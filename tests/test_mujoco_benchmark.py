@@ -35,7 +35,7 @@ import pytest
 ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
 RUNS = osp.join(ROOT, "docs", "benchmarks", "mujoco", "runs", "here")
 CASES = [("vpg", "Hopper", 0), ("trpo", "Hopper", 0), ("ppo", "Hopper", 0),
-         ("sac", "HalfCheetah", 0)]
+         ("ddpg", "Hopper", 0), ("td3", "Walker2d", 0), ("sac", "HalfCheetah", 0)]
 
 
 def _harness():
