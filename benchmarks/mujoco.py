@@ -560,7 +560,7 @@ def cmd_report(args):
              "     - ours 1M", "     - reference 1M", "     - against band 1M"]
     below = []
     for algo in ON_POLICY + OFF_POLICY:
-        for task in TASKS:
+        for task in TASKS + ([HUMANOID] if algo == "ppo" else []):
             theirs = ref[(ref.algo == algo) & (ref.task == task)]
             row = [algo.upper(), task]
             for steps in (300_000, 1_000_000):
@@ -599,13 +599,18 @@ def cmd_report(args):
     # One figure per task, one panel per row, each with its own steps and legend:
     # the on-policy runs (1M steps), the off-policy runs (300k) and, once committed, the
     # seed-0 runs of TD3 and SAC carried on to 1M. Curves drawn by spinup.utils.plot.
-    for task in TASKS:
+    for task in ALL_TASKS:
         long = [a for a in ("td3", "sac")
                 if osp.isdir(osp.join(RUNS_DIR, "here", a + "-1m", task))]
         panels = [(f"{task}-v5, on-policy: return of the training episodes",
                    ON_POLICY, [(a, a) for a in ON_POLICY], 1_000_000),
                   (f"{task}-v5, off-policy: return of the test episodes (300k-step runs)",
                    OFF_POLICY, [(a, a) for a in OFF_POLICY], 300_000)]
+        if task == HUMANOID:   # the humanoid part: PPO alone
+            if not osp.isdir(osp.join(RUNS_DIR, "here", "ppo", task)):
+                continue
+            panels = [(f"{task}-v5: PPO, return of the training episodes", ON_POLICY,
+                       [("ppo", "ppo")], 1_000_000)]
         if long:
             panels.append((f"{task}-v5, off-policy: the seed-0 runs carried on to 1M steps",
                            OFF_POLICY, [(a, a + "-1m") for a in long], 1_000_000))
