@@ -21,7 +21,7 @@ re-raises; the command line exits with ``128 + signal``. Both signals are blocke
 from before a process is forked until the launcher holds it, and the new process
 keeps SIGINT blocked until ``run_entrypoint.main`` is ready for it: a signal in
 between waits, it is not lost. A launcher killed outright takes its experiments
-with it (:func:`~spinup.utils.mpi_tools.die_with_parent`).
+with it (:func:`~spinup.utils.run_entrypoint.take_signals_from_launcher`).
 """
 import base64
 import collections
@@ -241,25 +241,19 @@ def _encode_call(fn, kwargs=None, num_cpu=1, oversubscribe=False):
 
 def _start_process(encoded, log_path=None, threads=None):
     """Start ``run_entrypoint.py`` on ``encoded`` as the leader of a new process group
-    (see Signals), its output appended to ``log_path`` (``None``: this process's)."""
-    import ctypes  # noqa: F401  (imported here, not in the forked child: see die_with_parent)
+    (see Signals), its output appended to ``log_path`` (``None``: this process's).
 
-    from spinup.utils.mpi_tools import die_with_parent
+    Call it with SIGINT and SIGTERM blocked (:meth:`_LocalHandle.start`): the child starts
+    with that mask, and ``run_entrypoint`` sets up its own signals and the link to this
+    process (:func:`~spinup.utils.run_entrypoint.take_signals_from_launcher`). Nothing
+    runs between fork and exec (no ``preexec_fn``): in a multi-threaded process, such as a
+    Ray worker, code there can deadlock on a lock another thread held at the fork.
+    """
     entrypoint = osp.join(osp.dirname(osp.abspath(__file__)), "run_entrypoint.py")
-    tie_to_parent = die_with_parent()
-
-    def in_child():
-        # A Ray worker ignores or blocks some signals, and its children would inherit
-        # that: Python would then never raise KeyboardInterrupt. SIGINT stays blocked
-        # until run_entrypoint.main is ready for it.
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        if tie_to_parent is not None:
-            tie_to_parent()
     # The child looks modules up as this process does (e.g. --env mymod:MyEnv-v0 with
     # mymod.py in the current directory); run_entrypoint puts this sys.path first.
-    env = dict(os.environ, SPINUP_PARENT_SYS_PATH=json.dumps(sys.path))
+    env = dict(os.environ, SPINUP_PARENT_SYS_PATH=json.dumps(sys.path),
+               SPINUP_LAUNCHER_PID=str(os.getpid()))
     if threads is not None:
         env.update(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads),
                    PYTHONUNBUFFERED="1")
@@ -268,7 +262,7 @@ def _start_process(encoded, log_path=None, threads=None):
         return subprocess.Popen([sys.executable or "python", entrypoint, encoded],
                                 stdout=log, stderr=subprocess.STDOUT if log else None,
                                 stdin=subprocess.DEVNULL if log else None, env=env,
-                                start_new_session=True, preexec_fn=in_child)
+                                start_new_session=True)
 
 
 @contextlib.contextmanager

@@ -103,6 +103,32 @@ def caused_by_ctrl_c(exc):
     return False
 
 
+def take_signals_from_launcher():
+    """First thing in a process the grid launcher started: set up what the launcher did
+    not do between fork and exec.
+
+    The process starts with SIGINT and SIGTERM blocked (the launcher's mask at the fork).
+    SIGINT gets Python's handler, even if the launcher ignored it (a Ray worker does, and
+    Python keeps an inherited "ignore"), and stays blocked until :func:`main` is ready for
+    it; SIGTERM is unblocked. On Linux the process also gets SIGTERM when the launcher dies,
+    even by ``kill -9`` (``prctl(PR_SET_PDEATHSIG)``), so no orphan trains on; if the
+    launcher is already gone, it stops at once. Outside the launcher (no
+    ``SPINUP_LAUNCHER_PID``) nothing changes.
+    """
+    launcher = os.environ.pop("SPINUP_LAUNCHER_PID", None)
+    if launcher is None:
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+    if sys.platform.startswith("linux"):
+        import ctypes
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+        if os.getppid() != int(launcher):   # it died before prctl took effect
+            os.kill(os.getpid(), signal.SIGTERM)
+
+
 def main(encoded_thunk):
     """Decode the call and run it, turning user errors into one line and an exit code.
 
@@ -169,4 +195,5 @@ def _exit_after_ctrl_c():
 
 
 if __name__ == "__main__":
+    take_signals_from_launcher()
     main(sys.argv[1])

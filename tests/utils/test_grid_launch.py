@@ -222,3 +222,18 @@ def test_a_signal_before_a_variant_started_stops_at_once(tmp_path, monkeypatch, 
     assert re.search(r"not started +early_s0", out) and "stopping 0 running" in out
     ray_handle = grid_launch._RayHandle(None, "", str(tmp_path / "x" / "output.log"), 1)
     assert not ray_handle.started and ray_handle.poll() is None   # no AttributeError
+
+
+def test_nothing_runs_between_fork_and_exec(monkeypatch):
+    """Issue 44: the launcher passed a ``preexec_fn`` (signal setup and ``prctl`` through
+    ctypes) that ran in the forked child of a multi-threaded Ray worker, where it can
+    deadlock. The child now sets these up itself (run_entrypoint), told the launcher's pid."""
+    from spinup.utils import grid_launch
+    seen = {}
+
+    def fake_popen(args, **kwargs):
+        seen.update(kwargs)
+    monkeypatch.setattr(grid_launch.subprocess, "Popen", fake_popen)
+    grid_launch._start_process("encoded")
+    assert seen.get("preexec_fn") is None and seen["start_new_session"]
+    assert seen["env"]["SPINUP_LAUNCHER_PID"] == str(os.getpid())
