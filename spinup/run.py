@@ -190,9 +190,9 @@ def _parse_value(key, text):
         pass
     if key in PLAIN_STRING_KEYS or not _DOTTED.match(text):
         return text
-    from spinup.utils.serialization_utils import import_dotted
+    from spinup.utils.serialization_utils import import_module_class
     try:
-        return import_dotted(text)
+        return import_module_class(text)
     except ImportError as e:
         hint = " (TensorFlow names are not supported: use torch.nn.*)" \
             if text.startswith("tf.") else ""
@@ -291,12 +291,12 @@ RESUME_OUTPUT_FLAGS = {"tensorboard", "verbose"}
 
 def _saved_value(value):
     """A config.json value as a keyword argument: dotted class names are imported."""
-    from spinup.utils.serialization_utils import import_dotted
+    from spinup.utils.serialization_utils import import_module_class
     if isinstance(value, dict):
         return {k: _saved_value(v) for k, v in value.items()}
     if isinstance(value, str) and _DOTTED.match(value):
         try:
-            return import_dotted(value)
+            return import_module_class(value)
         except ImportError:
             return value
     return value

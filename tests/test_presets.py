@@ -177,3 +177,12 @@ def test_a_command_line_name_does_not_import_an_unloaded_standard_module(tmp_pat
     with pytest.raises(ValueError, match="standard-library module"):
         load_config(path, "ppo")
     assert "this" not in sys.modules
+
+
+def test_a_file_cannot_name_a_function_for_spinup_to_call(tmp_path):
+    """A downloaded config.json naming ``os.system`` as the actor-critic was imported and
+    called (with the spaces as arguments). A name from a file or a command line may only
+    be a torch.nn.Module class."""
+    path = _write(tmp_path, json.dumps({"actor_critic": "os.system"}))
+    with pytest.raises(ValueError, match="not a torch.nn.Module class"):
+        load_config(path, "ppo")

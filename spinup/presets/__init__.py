@@ -69,9 +69,9 @@ def _algorithm(fn):
 
 
 def _import(where, key, text):
-    from spinup.utils.serialization_utils import import_dotted
+    from spinup.utils.serialization_utils import import_module_class
     try:
-        return import_dotted(text)
+        return import_module_class(text)
     except ImportError as e:
         raise ValueError(f"{where}: key {key!r}: cannot import {text!r} ({e})") from None
 

@@ -81,6 +81,25 @@ def import_dotted(name):
     raise ImportError(f"cannot import {name!r}")
 
 
+def import_module_class(name):
+    """:func:`import_dotted` for a name written on a command line or in a file
+    (``--act``, ``--actor_critic``, a ``--config`` file, a resumed run's config.json).
+
+    Such a name is called later (an actor-critic is built, an activation made), so it may
+    only be a ``torch.nn.Module`` class: a config.json naming ``os.system`` cannot make
+    spinup call it.
+
+    Raises:
+        ImportError: as :func:`import_dotted`, or the object is not such a class.
+    """
+    import torch
+    obj = import_dotted(name)
+    if not (inspect.isclass(obj) and issubclass(obj, torch.nn.Module)):
+        raise ImportError(f"cannot use {name!r}: it is not a torch.nn.Module class, and a "
+                          "name on a command line or in a file may only be one")
+    return obj
+
+
 # ---- config.json ----
 
 def is_json_serializable(v):
