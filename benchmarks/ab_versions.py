@@ -1,5 +1,5 @@
-"""Is a change faster or slower? Time SAC or TD3 of two versions of spinup in
-alternating pairs of processes.
+"""Is a change faster or slower? Time SAC, TD3, DDPG or PPO of two versions of spinup
+in alternating pairs of processes.
 
 One run on a virtual machine can be 40 % slower than the next with the same code, so
 two versions are compared in many alternating pairs (each run its own process, with a
@@ -8,6 +8,10 @@ of this repository; it is unpacked with ``git archive`` into a temporary directo
 put first on ``PYTHONPATH`` for its half of the runs. Usage::
 
     python benchmarks/ab_versions.py 81102e7 [--algo sac] [--pairs 8] [--steps 3000]
+
+``--algo ppo`` times acting: PPO on CartPole-v1 with one env and one policy and one
+value step per epoch (``train_pi_iters=train_v_iters=1``), epochs of ``--steps``
+steps, one of warm-up; it prints microseconds of CPU time per env step.
 """
 import argparse
 import os
@@ -38,12 +42,29 @@ run(int(sys.argv[2]), 1000)
 print(time.process_time() - t)
 """
 
+# PPO's child: one warm-up epoch, then 5 timed epochs; prints CPU microseconds per step.
+CHILD_PPO = """
+import sys, tempfile, time
+import gymnasium as gym, torch
+torch.set_num_threads(1)
+from spinup.algos.ppo.ppo import ppo
+steps = int(sys.argv[2])
+def run(epochs):
+    ppo(lambda: gym.make("CartPole-v1"), steps_per_epoch=steps, epochs=epochs,
+        train_pi_iters=1, train_v_iters=1, logger_kwargs=dict(output_dir=tempfile.mkdtemp()))
+run(1)
+t = time.process_time()
+run(5)
+print((time.process_time() - t) / (5 * steps) * 1e6)
+"""
+
 
 def timed_run(algo, steps, pythonpath):
     env = dict(os.environ, OMP_NUM_THREADS="1")
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
-    out = subprocess.run([sys.executable, "-c", CHILD, algo, str(steps)], env=env, check=True,
+    child = CHILD_PPO if algo == "ppo" else CHILD
+    out = subprocess.run([sys.executable, "-c", child, algo, str(steps)], env=env, check=True,
                          capture_output=True, text=True, cwd=tempfile.gettempdir())
     return float(out.stdout.strip().splitlines()[-1])
 
@@ -51,7 +72,7 @@ def timed_run(algo, steps, pythonpath):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("rev", help="git revision to compare the working tree with")
-    parser.add_argument("--algo", default="sac", choices=["sac", "td3", "ddpg"])
+    parser.add_argument("--algo", default="sac", choices=["sac", "td3", "ddpg", "ppo"])
     parser.add_argument("--pairs", type=int, default=8)
     parser.add_argument("--steps", type=int, default=3000)
     args = parser.parse_args()
@@ -67,11 +88,12 @@ def main():
         for i in range(args.pairs):
             times["working tree"].append(timed_run(args.algo, args.steps, ROOT))
             times[args.rev].append(timed_run(args.algo, args.steps, old_tree))
-            print(f"pair {i + 1}: working tree {times['working tree'][-1]:.2f} s, "
-                  f"{args.rev} {times[args.rev][-1]:.2f} s", flush=True)
+            print(f"pair {i + 1}: working tree {times['working tree'][-1]:.2f}, "
+                  f"{args.rev} {times[args.rev][-1]:.2f}", flush=True)
+    unit = "us per step" if args.algo == "ppo" else f"s of CPU for {args.steps} steps"
     for name, ts in times.items():
-        print(f"{name:>14s}: median {statistics.median(ts):.2f} s, fastest {min(ts):.2f} s "
-              f"(CPU seconds for {args.steps} steps, {args.algo})")
+        print(f"{name:>14s}: median {statistics.median(ts):.2f}, fastest {min(ts):.2f} "
+              f"({unit}, {args.algo})")
     faster = sum(a < b for a, b in zip(times["working tree"], times[args.rev]))
     print(f"working tree faster in {faster} of {args.pairs} pairs")
 

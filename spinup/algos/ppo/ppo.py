@@ -218,8 +218,8 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             update (a crash or Ctrl-C loses at most the epoch in progress); in
             addition, every ``save_freq`` epochs (> 0) a copy ``model{epoch}.pt``
             is kept (epochs 0, save_freq, 2 save_freq, ...).
-        num_envs (int): env copies each process steps together (a
-            ``gymnasium.vector.SyncVectorEnv``; env ``i`` seeded with seed + ``i``),
+        num_envs (int): env copies each process steps together (``core.step_envs``;
+            env ``i`` seeded with seed + ``i``),
             > 0. One policy call acts for all of them, so on small networks more
             envs collect an epoch faster; each runs ``steps_per_epoch / (num_envs *
             MPI processes)`` steps per epoch, which must be a whole number. An
@@ -270,12 +270,9 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     # ---- Setup ----
     check_args("ppo", ppo, config)
     env = make_env("ppo", env_fn, **SPACES)
-    # num_envs copies stepped together; each one recorded, because a Box2D world
-    # cannot be saved and a resume replays the episode instead. SAME_STEP: an env
-    # whose episode ends is reset in the same step, its last observation in info.
+    # num_envs copies stepped together (core.step_envs); each one recorded, because a
+    # Box2D world cannot be saved and a resume replays the episode instead.
     sub_envs = [recorded(e) for e in [env] + [env_fn() for _ in range(num_envs - 1)]]
-    envs = gym.vector.SyncVectorEnv([lambda e=e: e for e in sub_envs],
-                                    autoreset_mode=gym.vector.AutoresetMode.SAME_STEP)
     env = sub_envs[0]  # saved with the model, for test_policy
     is_box = isinstance(env.action_space, gym.spaces.Box)
 
@@ -403,8 +400,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
         # ---- Main loop ----
         start_time = time.time()
-        o, _ = envs.reset(seed=seed)  # env i gets seed + i
-        envs.action_space.seed(seed)
+        o = np.stack([e.reset(seed=seed + i)[0] for i, e in enumerate(sub_envs)])
         ep_ret, ep_len = np.zeros(num_envs), np.zeros(num_envs, dtype=int)
         first_epoch = restore(load_checkpoint(run_dir)) if logger.resuming else 0
         for epoch in range(first_epoch, epochs):  # [PPO line 2]
@@ -418,11 +414,11 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     check_finite_obs(o, buf, t)
                     raise ValueError(f"ppo: epoch {epoch}, step {t}: {e}") from e
                 env_a = np.clip(a, env.action_space.low, env.action_space.high) if is_box else a
-                o2, r, terminated, truncated, info = envs.step(env_a)
+                o2, r, terminated, truncated, final_obs = core.step_envs(sub_envs, env_a)
                 buf.store(o, a, r, v, logp)
                 ep_ret, ep_len, o = ep_ret + r, ep_len + 1, o2
 
-                reset_by_env = terminated | truncated  # already reset (SAME_STEP)
+                reset_by_env = terminated | truncated  # already reset by step_envs
                 episode_over = reset_by_env | (ep_len == max_ep_len)
                 if not episode_over.any() and t < local_steps - 1:
                     continue  # mid-trajectory everywhere: keep collecting
@@ -434,19 +430,18 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                                          f"{ep_len[i]} steps.")
                     # [PPO lines 4-5] V(s_T) = 0 only after a true terminal state;
                     # otherwise the critic's estimate (the v that ac.step returns) of
-                    # s_T, which the vector env keeps in info when it reset the env.
+                    # s_T, which step_envs keeps in final_obs when it reset the env.
                     if terminated[i]:
                         last_val = 0.0
                     else:
-                        s_T = info["final_obs"][i] if reset_by_env[i] else o[i]
+                        s_T = final_obs[i] if reset_by_env[i] else o[i]
                         last_val = actor.step(torch.as_tensor(s_T, dtype=torch.float32))[1]
                     buf.finish_path(last_val, env=i)
                     if episode_over[i]:
                         logger.store(EpRet=ep_ret[i], EpLen=ep_len[i])
                         ep_ret[i], ep_len[i] = 0.0, 0
-                cap = episode_over & ~reset_by_env  # max_ep_len reached: reset those here
-                if cap.any():
-                    o, _ = envs.reset(options={"reset_mask": cap})
+                for i in np.flatnonzero(episode_over & ~reset_by_env):  # max_ep_len reached
+                    o[i], _ = sub_envs[i].reset()
 
             logger.store(VVals=buf.val_buf.flatten())  # the epoch's V(s_t), logged once
             update()  # [PPO lines 6-11]
@@ -467,6 +462,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             logger.dump_tabular()
             if run_dir is not None:
                 save_checkpoint(run_dir, checkpoint_state(epoch + 1))
-        envs.close()
+        for e in sub_envs:
+            e.close()
     return ac
 
