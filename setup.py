@@ -35,6 +35,7 @@ setup(
         "seaborn>=0.13",
         "cloudpickle>=2.2",  # 2.2: the first that pickles Python 3.11 code
         "tqdm>=4.60",
+        "psutil>=5.9.4",  # available memory; 5.9.4: the first with wheels for Python 3.11+
     ],
     extras_require={
         # gymnasium[box2d]: LunarLander resume tests (Box2D wheels from PyPI, no swig needed

@@ -122,7 +122,7 @@ def committed_dir(scale, part, algo, task, seed):
 
 def _rows(run_dir):
     """Rows (epochs) in ``run_dir``'s progress.txt; 0 if it has none."""
-    from spinup.utils.run_utils import _count_rows
+    from spinup.utils.run_dir import _count_rows
     return _count_rows(run_dir)
 
 
@@ -400,7 +400,7 @@ def first_epoch(run_dir, out_dir):
     import pandas as pd
 
     import spinup
-    from spinup.utils.run_utils import _SAVED_ENV   # how config.json names the env
+    from spinup.utils.run_dir import _SAVED_ENV   # how config.json names the env
     with open(osp.join(run_dir, "config.json")) as f:
         config = json.load(f)
     env_id = _SAVED_ENV.search(config["env_fn"]).group(2)

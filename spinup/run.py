@@ -324,27 +324,24 @@ def resume_run(cmd, args):
         ExperimentError: the resumed run failed.
     """
     import spinup
-    from spinup.utils.checkpoint import checkpoint_ranks, load_checkpoint
+    from spinup.utils.run_dir import holds_run, resume_point
     from spinup.utils.serialization_utils import convert_json
     algo = getattr(spinup, cmd)
     values, _ = _resolve_names(cmd, _group_flags(cmd, args))
     run_dir = _take_single(cmd, values, "resume")
     params = inspect.signature(algo).parameters
     _check_flag_names(cmd, values, params)   # before reading the (large) checkpoint
-    from spinup.utils.run_utils import _SAVED_ENV, LaunchError, read_run_config
+    from spinup.utils.grid_launch import LaunchError
+    from spinup.utils.run_dir import _SAVED_ENV, read_run_config
     try:
         config = read_run_config(run_dir)
     except LaunchError as e:
         raise CLIError(f"{cmd}: --resume {run_dir}: {e}") from None
-    from spinup.utils.arg_checks import check_same_algorithm
+    from spinup.utils.run_dir import check_same_algorithm
     check_same_algorithm(cmd, algo, run_dir, config)   # first: another's run may not load
     try:
-        # The epoch every MPI rank has (a run stopped while its ranks were writing their
-        # checkpoints has some one epoch ahead; the resume starts from the lowest).
-        done = min(load_checkpoint(run_dir, rank=r)["epoch"]
-                   for r in range(max(1, checkpoint_ranks(run_dir))))
+        done, ranks = resume_point(run_dir)
     except (FileNotFoundError, ValueError) as e:
-        from spinup.utils.logx import holds_run
         if isinstance(e, FileNotFoundError) and not holds_run(run_dir):
             raise CLIError(f"{cmd}: --resume {run_dir}: the run there stopped before its first "
                            "epoch ended, so there is nothing to resume; run the same command "
@@ -355,7 +352,6 @@ def resume_run(cmd, args):
         raise CLIError(f"{cmd}: --resume {run_dir}: config.json names no gymnasium id (a run "
                        "started from Python resumes from Python: logger_kwargs=dict("
                        f"output_dir={run_dir!r}, resume=True))")
-    ranks = checkpoint_ranks(run_dir)
     saved = dict(config, env_name=found.group(2), num_cpu=ranks)
     output_options, changed = {}, {}
     for key, raw in values.items():
@@ -452,7 +448,8 @@ def parse_and_execute_grid_search(cmd, args):
     if config_file is not None and exp_name == "cmd_" + cmd:
         print(f"Note: --config does not set the name; the run is named {exp_name} (in "
               f"{values.get('data_dir', [DEFAULT_DATA_DIR])[0]}). Add --exp_name to choose one.")
-    from spinup.utils.arg_checks import check_run_name, check_workers
+    from spinup.utils.arg_checks import check_workers
+    from spinup.utils.run_dir import check_run_name
     try:
         check_run_name(exp_name)   # setup_logger_kwargs checks it too, but a grid can hide ''
     except ValueError as e:

@@ -142,7 +142,7 @@ def test_run_jobs_above_the_cores_names_no_foreign_option(harness, tmp_path, cap
 def test_refusal_to_overwrite_is_worded_for_the_harness(harness, tmp_path):
     """The logger's refusal of a directory that holds a run (reached by the experiments
     that train, tfinit for one) names only --data_dir once reworded."""
-    from spinup.utils.logx import refusal_to_overwrite
+    from spinup.utils.run_dir import refusal_to_overwrite
     (tmp_path / "progress.txt").write_text("Epoch\n1\n")
     text = harness.in_harness_terms(refusal_to_overwrite(str(tmp_path / "progress.txt")),
                                     "python benchmarks/mujoco.py tfinit")

@@ -236,7 +236,7 @@ def test_kill_9_of_the_launcher_stops_the_run_and_a_live_run_is_never_shared(tmp
     experiment training as an orphan (with ``--cpu 2``: nor ``mpiexec`` and its ranks);
     and while a run is alive, no second process may resume or overwrite its
     directory (both would write the same table)."""
-    from spinup.utils.logx import LOCK_NAME, RunInProgressError, check_run_dir_free
+    from spinup.utils.run_dir import LOCK_NAME, RunInProgressError, check_run_dir_free
     run_dir = tmp_path / "o" / "o_s0"
     proc = subprocess.Popen([sys.executable, "-m", "spinup.run", *CLI_PPO, "--epochs", "2000",
                              "--cpu", str(cpu), "--data_dir", str(tmp_path), "--exp_name", "o"],

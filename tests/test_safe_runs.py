@@ -23,8 +23,9 @@ import torch
 
 import spinup
 from conftest import ROOT, run_cli, run_here
-from spinup.utils import arg_checks
-from spinup.utils.logx import EpochLogger, holds_run
+from spinup.utils import arg_checks, run_dir as run_dir_rules
+from spinup.utils.logx import EpochLogger
+from spinup.utils.run_dir import holds_run
 from spinup.utils.run_utils import LaunchError, check_before_launch, setup_logger_kwargs
 
 ALL_ALGOS = ["vpg", "trpo", "npg", "ppo", "ddpg", "td3", "sac", "dqn", "a2c", "a3c"]
@@ -94,15 +95,15 @@ def test_runs_from_before_the_record_are_told_apart(tmp_path, ppo_run):
     with open(os.path.join(ppo_run, "config.json")) as f:
         config = json.load(f)
     del config["_algorithm"]
-    assert arg_checks.run_algorithm(config) == "ppo"
+    assert run_dir_rules.run_algorithm(config) == "ppo"
     with pytest.raises(ValueError, match="it is a ppo run"):
-        arg_checks.check_same_algorithm("vpg", spinup.vpg, "D", config)
+        run_dir_rules.check_same_algorithm("vpg", spinup.vpg, "D", config)
     config["actor_critic"] = "mymodule.MyActorCritic"
     with pytest.raises(ValueError, match="vpg does not take .*clip_ratio"):
-        arg_checks.check_same_algorithm("vpg", spinup.vpg, "D", config)
-    arg_checks.check_same_algorithm("ppo", spinup.ppo, "D", config)   # its own: fine
+        run_dir_rules.check_same_algorithm("vpg", spinup.vpg, "D", config)
+    run_dir_rules.check_same_algorithm("ppo", spinup.ppo, "D", config)   # its own: fine
     npg = dict(actor_critic="spinup.algos.trpo.core.MLPActorCritic", algo="npg")
-    assert arg_checks.run_algorithm(npg) == "npg"
+    assert run_dir_rules.run_algorithm(npg) == "npg"
 
 
 # ---- 2. --exp_name and --data_dir stay inside data_dir ----
@@ -496,7 +497,7 @@ def test_a3c_more_workers_than_cores_is_refused(tmp_path):
 def test_refusal_for_a_stopped_unfinished_run_says_how_to_continue_it(tmp_path):
     """Issue 45: the same command over a run stopped before its last epoch was refused
     without a word about --resume; a finished run's refusal stays as it was."""
-    from spinup.utils.logx import refusal_to_overwrite
+    from spinup.utils.run_dir import refusal_to_overwrite
     run_cli("ppo", *TINY_PPO, "--exp_name", "p", "--data_dir", tmp_path)
     run_dir = tmp_path / "p" / "p_s0"
     finished = refusal_to_overwrite(str(run_dir / "progress.txt"))

@@ -9,7 +9,9 @@ import torch
 
 import spinup
 from spinup.utils import arg_checks as ac
-from spinup.utils.arg_checks import check_args, check_cli, check_spaces
+from spinup.utils import env_checks
+from spinup.utils.arg_checks import check_args, check_cli
+from spinup.utils.env_checks import check_spaces
 
 ALGOS = sorted(spinup.ALGOS)
 
@@ -97,9 +99,9 @@ def test_every_declared_rule_names_an_argument(name):
     assert rules and spaces and set(spaces) == {"obs", "act"}
     extra = set(rules) - params - {"num_cpu"}
     assert extra <= {"algo"} and extra <= module_fn_params | {"algo"}, extra
-    # every int and float argument has a rule
+    # every int and float argument has a rule: the algorithm's own or a common one
     for pname, p in inspect.signature(fn).parameters.items():
-        if isinstance(p.default, (int, float)) and pname not in rules:
+        if isinstance(p.default, (int, float)) and pname not in {**rules, **ac.COMMON_RULES}:
             pytest.fail(f"{name}: argument {pname} has no rule")
 
 
@@ -192,8 +194,9 @@ def test_check_spaces_refuses_unbounded_actions_for_tanh_policies():
         observation_space = gym.spaces.Box(-1, 1, (3,), np.float32)
         action_space = gym.spaces.Box(-np.inf, np.inf, (2,), np.float32)
     with pytest.raises(ValueError, match="TD3 needs a continuous"):
-        check_spaces("td3", Env(), obs=ac.FLAT_BOX, act=ac.BOUNDED_BOX)
-    check_spaces("ppo", Env(), obs=ac.FLAT_BOX, act=(ac.BOX, ac.DISCRETE))  # Gaussian: fine
+        check_spaces("td3", Env(), obs=env_checks.FLAT_BOX, act=env_checks.BOUNDED_BOX)
+    check_spaces("ppo", Env(), obs=env_checks.FLAT_BOX,
+                 act=(env_checks.FLAT_BOX, env_checks.DISCRETE))  # Gaussian: fine
 
 
 def test_check_cli_makes_each_env_once_and_closes_it(monkeypatch):
@@ -212,3 +215,39 @@ def test_check_cli_makes_each_env_once_and_closes_it(monkeypatch):
         check_cli("ppo", spinup.ppo, dict(env_name="Acrobot-v1", seed=seed))
     # once per id, not per variant (make_env resets and steps a copy of it, also closed)
     assert len(made) == 1 and closed == ["Acrobot-v1"] * 2
+
+
+# ---- One home per rule (issue 44) ----
+
+# The algorithm rules that replace a common one on purpose: a stricter condition.
+OVERRIDES = {("vpg", "steps_per_epoch"), ("trpo", "steps_per_epoch"), ("ppo", "steps_per_epoch"),
+             ("a2c", "steps_per_epoch"), ("vpg", "train_v_iters"), ("ppo", "train_v_iters")}
+
+
+@pytest.mark.parametrize("name", ["vpg", "trpo", "ppo", "a2c", "a3c", "ddpg", "td3", "sac", "dqn"])
+def test_no_algorithm_repeats_a_common_rule(name):
+    """An argument several algorithms share has its rule once, in COMMON_RULES; an
+    algorithm's ARG_RULES holds only its own (75 entries repeated them, 19 differently)."""
+    import importlib
+    rules = importlib.import_module(f"spinup.algos.{name}.{name}").ARG_RULES
+    repeated = {key for key in rules if key in ac.COMMON_RULES} - {k for a, k in OVERRIDES
+                                                                  if a == name}
+    assert not repeated
+
+
+def test_an_algorithms_own_rule_replaces_the_common_one():
+    # train_v_iters: 0 allowed by the common rule (TRPO), refused by VPG's own.
+    check_args("trpo", spinup.trpo, dict(train_v_iters=0), procs=1)
+    with pytest.raises(ValueError, match="vpg: train_v_iters=0"):
+        check_args("vpg", spinup.vpg, dict(train_v_iters=0), procs=1)
+    # The common rule still holds where the algorithm declares none.
+    with pytest.raises(TypeError, match="sac: start_steps=1.5"):
+        check_args("sac", spinup.sac, dict(start_steps=1.5), procs=1)
+
+
+def test_ppo_documents_the_clip_ratio_it_enforces():
+    """ppo's docstring said clip_ratio > 0 while the rule allowed only (0, 1)."""
+    with pytest.raises(ValueError, match="ppo: clip_ratio=1.0"):
+        check_args("ppo", spinup.ppo, dict(clip_ratio=1.0), procs=1)
+    check_args("ppo", spinup.ppo, dict(clip_ratio=0.99), procs=1)
+    assert "0 < clip_ratio < 1" in " ".join(inspect.getdoc(spinup.ppo).split())

@@ -1,15 +1,10 @@
 """Checkpoints: the whole training state of a run, so that it can be resumed.
 
-Where ``model.pt`` holds only the policy, a checkpoint holds everything the next
-epoch depends on: networks, optimizer states, counters, the random generators,
-the environments (down to the episode in progress), the replay buffer and the
-text of ``progress.txt``. Each algorithm writes one per epoch, after its row::
-
-    pyt_save/checkpoint.pt            MPI rank 0 (or the only process)
-    pyt_save/checkpoint_rank{r}.pt    MPI rank r > 0 (its own RNG and env states)
-
-Tensors and plain values only (``torch.load(path, weights_only=True)`` reads it),
-replaced atomically. Resuming: ``docs/user/saving_and_loading.rst``.
+A checkpoint holds all the next epoch depends on (networks, optimizers, counters, random
+generators, envs down to the episode in progress, the replay buffer, the text of
+``progress.txt``) as tensors and plain values, readable with ``weights_only=True``. Each
+algorithm names these in a :class:`Checkpoint` and writes ``pyt_save/checkpoint.pt`` after
+each epoch (``checkpoint_rank{r}.pt`` on MPI rank r > 0). See ``docs/user/saving_and_loading.rst``.
 """
 import os
 import os.path as osp
@@ -17,6 +12,7 @@ import pickle
 import random
 import re
 import shutil
+import time
 import warnings
 
 import gymnasium as gym
@@ -27,15 +23,13 @@ from spinup.utils.serialization_utils import write_atomically
 #: Written into every checkpoint; a file with another value is refused.
 CHECKPOINT_FORMAT = "spinup-checkpoint-1"
 
-# Attributes of environments and wrappers that are configuration, rendering or
-# bookkeeping rather than the state of an episode: never saved, never a reason to
-# give up on an exact resume.
+# Attributes of envs and wrappers that are configuration, rendering or bookkeeping, not
+# the state of an episode: never saved.
 _NOT_STATE = {"env", "spec", "metadata", "render_mode", "observation_space", "action_space",
-              "_action_space", "_observation_space", "_metadata", "_cached_spec",
-              "_saved_kwargs", "_ezpickle_args", "_ezpickle_kwargs", "_np_random",
-              "screen", "clock", "viewer", "mujoco_renderer", "model", "data", "fullpath",
-              "observation_structure", "_previous_data", "camera_name", "camera_id",
-              "reward_range", "_reward_range"}
+              "_action_space", "_observation_space", "_metadata", "_cached_spec", "_saved_kwargs",
+              "_ezpickle_args", "_ezpickle_kwargs", "_np_random", "screen", "clock", "viewer",
+              "mujoco_renderer", "model", "data", "fullpath", "observation_structure",
+              "_previous_data", "camera_name", "camera_id", "reward_range", "_reward_range"}
 
 _warned_inexact = False
 
@@ -49,8 +43,7 @@ def checkpoint_path(output_dir, rank=0):
 
 
 def previous_checkpoint_path(output_dir, rank=0):
-    """Where MPI rank ``rank`` keeps its checkpoint of the epoch before (see
-    :func:`save_checkpoint`)."""
+    """Where MPI rank ``rank`` keeps its checkpoint of the epoch before (MPI runs only)."""
     return checkpoint_path(output_dir, rank)[:-len(".pt")] + ".prev.pt"
 
 
@@ -66,25 +59,14 @@ def _my_rank():
 
 
 def save_checkpoint(output_dir, state):
-    """Write this process's checkpoint, atomically.
-
-    Args:
-        output_dir (str): the run's output directory (every MPI rank passes the
-            same one; each writes its own file, see :func:`checkpoint_path`).
-        state (dict): tensors and plain values only (use :func:`rng_state`,
-            :func:`env_state` and ``state_dict()`` for the objects). Rank 0 adds
-            the text of ``progress.txt`` under ``"table"`` (see ``Logger.keep_rows``).
-    """
+    """Write this rank's checkpoint (:func:`checkpoint_path`) of ``state`` (tensors and plain
+    values, from :meth:`Checkpoint.state`) atomically; rank 0 adds ``progress.txt``'s text."""
     import torch
-
     from spinup.utils.mpi_tools import num_procs
     path = checkpoint_path(output_dir, _my_rank())
     os.makedirs(osp.dirname(path), exist_ok=True)
     if num_procs() > 1 and osp.exists(path):
-        # The ranks write their files one after another, so a run stopped in between
-        # leaves them one epoch apart: each keeps the epoch before, and a resume goes back
-        # to the epoch they all have (load_checkpoint). The latest file stays in place
-        # until the new one replaces it, so a stop at any moment leaves one.
+        # A stop while the ranks write leaves them an epoch apart: keep the epoch before.
         previous = previous_checkpoint_path(output_dir, _my_rank())
         tmp = f"{previous}.tmp{os.getpid()}"
         try:
@@ -94,7 +76,7 @@ def save_checkpoint(output_dir, state):
         os.replace(tmp, previous)
     payload = dict(state, format=CHECKPOINT_FORMAT)
     table = osp.join(output_dir, "progress.txt")
-    if _my_rank() == 0 and osp.exists(table):   # a resume restores the table with it
+    if _my_rank() == 0 and osp.exists(table):
         with open(table) as f:
             payload["table"] = f.read()
     with warnings.catch_warnings():
@@ -105,19 +87,13 @@ def save_checkpoint(output_dir, state):
 def load_checkpoint(output_dir, rank=None):
     """Read the checkpoint that :func:`save_checkpoint` wrote (this rank's by default).
 
-    Under MPI (``rank=None`` on every rank: a collective call) the ranks agree on the
-    epoch first: a rank whose latest checkpoint is ahead of another's (the run stopped
-    while the ranks were writing theirs) takes its checkpoint of the epoch before, so
-    that all resume from the same epoch; every rank raises the same error otherwise.
-
-    Returns:
-        dict: the saved state.
+    Under MPI, ``rank=None`` is a collective call: a rank whose latest file is an epoch ahead
+    of another's takes its file of the epoch before; all raise if no epoch fits.
 
     Raises:
         FileNotFoundError: ``output_dir`` has no checkpoint for this rank.
-        ValueError: the file is truncated, holds anything but tensors and plain
-            values, or is not a spinup checkpoint; or the ranks' checkpoints cannot be
-            brought to one epoch.
+        ValueError: the file is truncated, holds anything but tensors and plain values,
+            is not a spinup checkpoint, or the ranks' files cannot agree on one epoch.
     """
     from spinup.utils.mpi_tools import mpi_op, num_procs
     if rank is not None or num_procs() == 1:
@@ -129,8 +105,7 @@ def load_checkpoint(output_dir, rank=None):
         error = e
     epoch = -1 if mine is None else int(mine["epoch"])
     low, high = (int(mpi_op(epoch, op)) for op in ("min", "max"))
-    failed = int(mpi_op(0 if error is None else 1, "max"))
-    if failed:   # every rank stops, none waits in a collective for the others
+    if int(mpi_op(0 if error is None else 1, "max")):   # all stop together
         raise error or ValueError(f"{output_dir}: another MPI rank cannot read its "
                                   "checkpoint; cannot resume")
     if epoch > low:
@@ -139,8 +114,7 @@ def load_checkpoint(output_dir, rank=None):
             mine = _read_checkpoint(output_dir, _my_rank(), previous)
         except (FileNotFoundError, ValueError):
             mine = None
-    agreed = int(mpi_op(1 if mine is not None and int(mine["epoch"]) == low else 0, "min"))
-    if not agreed:
+    if not int(mpi_op(1 if mine is not None and int(mine["epoch"]) == low else 0, "min")):
         raise ValueError(f"{output_dir}: the MPI ranks' checkpoints are after epochs {low} to "
                          f"{high} and cannot be brought to one epoch; cannot resume")
     return mine
@@ -154,8 +128,7 @@ def _read_checkpoint(output_dir, rank, path=None):
         raise FileNotFoundError(f"{output_dir}: no checkpoint to resume from ({path} does not "
                                 "exist; checkpoints are written at the end of each epoch)")
     try:
-        # map_location: a run that trained on a GPU resumes on any device (the states
-        # are copied into the networks and optimizers wherever those live).
+        # map_location: a GPU run resumes on any device (states are copied where they go)
         state = torch.load(path, weights_only=True, map_location="cpu")
     except pickle.UnpicklingError as e:  # complete, but holds more than tensors and plain values
         if "weights_only" not in str(e).lower().replace(" ", "_"):
@@ -177,8 +150,7 @@ def _read_checkpoint(output_dir, rank, path=None):
 # ---- Random generators ----
 
 def rng_state():
-    """The global generators of Python's ``random``, numpy and torch, as plain values;
-    with ``"cuda"``, torch's GPU generators, once a run has used a GPU."""
+    """The global generators of ``random``, numpy and torch (and CUDA once used)."""
     import torch
     version, words, gauss = random.getstate()
     kind, keys, pos, has_gauss, cached = np.random.get_state()
@@ -204,67 +176,51 @@ def restore_rng_state(saved):
         torch.cuda.set_rng_state_all(gpus)   # else (resumed elsewhere): a fresh GPU stream
 
 
-def generator_state(gen):
-    """A ``numpy.random.Generator``'s bit-generator state (a dict of ints), or None.
-
-    The 128-bit integers of PCG64 are kept as strings so any reader takes them.
-    """
-    if gen is None:
-        return None
-    return _ints_to_text(gen.bit_generator.state)
+def _generator_state(gen):
+    """A ``numpy.random.Generator``'s state, or None; ints as ``"int:N"`` (PCG64's are
+    128-bit)."""
+    return None if gen is None else _ints_to_text(gen.bit_generator.state)
 
 
-def restore_generator(gen, saved):
-    """Set ``gen``'s bit-generator state from :func:`generator_state`."""
+def _restore_generator(gen, saved):
     if gen is not None and saved is not None:
-        gen.bit_generator.state = _text_to_ints(saved)
+        gen.bit_generator.state = _map_leaves(saved, lambda v: int(v[4:]) if isinstance(
+            v, str) and v.startswith("int:") else v)
 
 
 def _ints_to_text(d):
-    return {k: _ints_to_text(v) if isinstance(v, dict) else
-            (f"int:{v}" if isinstance(v, int) and not isinstance(v, bool) else v)
-            for k, v in d.items()}
+    return _map_leaves(d, lambda v: f"int:{v}" if isinstance(v, int)
+                       and not isinstance(v, bool) else v)
 
 
-def _text_to_ints(d):
-    return {k: _text_to_ints(v) if isinstance(v, dict) else
-            (int(v[4:]) if isinstance(v, str) and v.startswith("int:") else v)
-            for k, v in d.items()}
+def _map_leaves(d, fn):
+    return {k: _map_leaves(v, fn) if isinstance(v, dict) else fn(v) for k, v in d.items()}
 
 
 # ---- Environments ----
 
 def _plain(value, depth=0):
-    """``(True, saved form)`` for a value that is state we can save, else ``(False, None)``.
-
-    Numbers, flags, strings, ``None``, numeric numpy arrays and scalars, and lists,
-    tuples and string-keyed dicts of those (nested at most a few levels) are state
-    we can save. Containers are wrapped in a one-key dict (``{"__list__": [...]}``)
-    so :func:`_unplain` gives back the same type.
-    """
+    """``(True, saved form)`` for a value made of numbers, strings, ``None``, numeric
+    numpy values, and lists, tuples and str-keyed dicts of them; else ``(False, None)``."""
     import torch
-    # numpy scalars first: np.float64 is a subclass of float, but torch.load(weights_only=True)
-    # refuses a numpy scalar, so it must be stored as the Python number it holds.
+    # numpy scalars first (np.float64 is a float): weights_only loading refuses them
     if isinstance(value, np.generic):
         return (True, value.item()) if value.dtype.kind in "biuf" else (False, None)
     if value is None or isinstance(value, (bool, int, float, str)):
         return True, value
     if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
         return True, torch.from_numpy(np.array(value))
-    if depth >= 4 or not isinstance(value, (tuple, list, dict)):
+    if depth >= 4 or not isinstance(value, (tuple, list, dict)) or (
+            isinstance(value, dict) and not all(isinstance(k, str) for k in value)):
         return False, None
+    items = {k: _plain(v, depth + 1)
+             for k, v in (value.items() if isinstance(value, dict) else enumerate(value))}
+    if not all(good for good, _ in items.values()):
+        return False, None
+    parts = [part for _, part in items.values()]
     if isinstance(value, dict):
-        if not all(isinstance(k, str) for k in value):
-            return False, None
-        items = {k: _plain(v, depth + 1) for k, v in value.items()}
-        ok = all(good for good, _ in items.values())
-        return (True, {"__dict__": {k: saved for k, (_, saved) in items.items()}}) if ok \
-            else (False, None)
-    items = [_plain(v, depth + 1) for v in value]
-    if not all(good for good, _ in items):
-        return False, None
-    return True, {"__tuple__" if isinstance(value, tuple) else "__list__":
-                  [saved for _, saved in items]}
+        return True, {"__dict__": dict(zip(items, parts))}
+    return True, {"__tuple__" if isinstance(value, tuple) else "__list__": parts}
 
 
 def _unplain(value):
@@ -283,51 +239,28 @@ def _unplain(value):
 
 
 def _is_running_stats(value):
-    """True for a running mean/variance tracker (gymnasium's ``RunningMeanStd``, used by
-    ``NormalizeObservation`` and ``NormalizeReward``) whose fields are all plain values."""
+    """True for gymnasium's ``RunningMeanStd`` (``Normalize*`` wrappers)."""
     return (type(value).__name__ == "RunningMeanStd" and hasattr(value, "__dict__")
             and all(_plain(v)[0] for v in vars(value).values()))
 
 
-def _layers(env):
-    """The wrapper chain from the outermost wrapper to the base environment
-    (without :class:`EpisodeRecorder`, which holds no state of the env itself)."""
+def _layers(env, recorder=False):
+    """The wrapper chain, outermost first, without the :class:`EpisodeRecorder`; with
+    ``recorder``: that recorder, or None."""
     layers = [env]
     while hasattr(layers[-1], "env") and layers[-1].env is not layers[-1]:
         layers.append(layers[-1].env)
+    if recorder:
+        return next((layer for layer in layers if isinstance(layer, EpisodeRecorder)), None)
     return [layer for layer in layers if not isinstance(layer, EpisodeRecorder)]
 
 
-def _recorder(env):
-    """The :class:`EpisodeRecorder` in ``env``'s wrapper chain, or None."""
-    while env is not None:
-        if isinstance(env, EpisodeRecorder):
-            return env
-        inner = getattr(env, "env", None)
-        env = inner if inner is not env else None
-    return None
-
-
 def env_state(env):
-    """Describe an environment so that :func:`restore_env_state` continues its episode.
-
-    Saved, for every layer of the wrapper chain: plain attributes (numbers,
-    flags, numeric arrays, e.g. ``TimeLimit._elapsed_steps`` or a classic-control
-    env's ``state``) and the ``np_random`` generator; for MuJoCo envs, the full
-    integration state of ``data`` (time, ``qpos``, ``qvel``, actuator and warm-start
-    state); and the action space's generator. Lists, tuples and dicts of plain
-    values are saved too. Running statistics (``RunningMeanStd`` of the
-    ``NormalizeObservation``/``NormalizeReward`` wrappers) are saved field by
-    field, under ``"stats"``, and restored even when the episode is not.
-    Attributes of other kinds (a Box2D world, a deque, an object) cannot be
-    saved: the result is then marked ``exact=False`` and their names are listed
-    under ``"skipped"``; if ``env`` is wrapped in an :class:`EpisodeRecorder`, the
-    episode's recording is added under ``"replay"`` so that a resume can rebuild
-    it, otherwise a resume starts a new episode.
-
-    Returns:
-        dict: tensors and plain values.
-    """
+    """``env``'s state as tensors and plain values, for :func:`restore_env_state`: each
+    wrapper's plain attributes, generator and running statistics, the action space's
+    generator and a MuJoCo env's integration state. Attributes that cannot be saved are
+    listed under ``"skipped"`` with ``exact=False``; then an :class:`EpisodeRecorder` in
+    the chain adds its recording (``"replay"``)."""
     layers, exact, skipped = [], True, []
     for layer in _layers(env):
         attrs, stats = {}, {}
@@ -343,12 +276,12 @@ def env_state(env):
                 exact = False
                 skipped.append(f"{type(layer).__name__}.{name}")
         layers.append({"class": type(layer).__name__, "attrs": attrs, "stats": stats,
-                       "np_random": generator_state(vars(layer).get("_np_random"))})
+                       "np_random": _generator_state(vars(layer).get("_np_random"))})
     state = {"layers": layers, "exact": exact, "skipped": skipped,
              "mujoco": _mujoco_state(env.unwrapped),
-             "action_space": generator_state(getattr(env.action_space, "_np_random", None))}
-    recorder = _recorder(env)
-    if not exact and recorder is not None:  # only needed when the attributes fall short
+             "action_space": _generator_state(getattr(env.action_space, "_np_random", None))}
+    recorder = _layers(env, recorder=True)
+    if not exact and recorder is not None:
         state["replay"] = recorder.replay_state()
     return state
 
@@ -366,41 +299,27 @@ def _mujoco_state(base):
 
 
 def restore_env_state(env, saved, what="the environment", obs=None, new_episode=False):
-    """Continue ``env``'s saved episode; False if only a new episode can be started.
-
-    ``env`` must be built the same way as the saved one (same wrappers) and have
-    been reset once. When the saved attributes are incomplete (see
-    :func:`env_state`, e.g. a Box2D world) but ``env`` is wrapped in an
-    :class:`EpisodeRecorder` and ``obs`` (the saved current observation) is
-    given, the episode is rebuilt by replay (see :func:`_replay`); if the
-    replayed observation equals ``obs`` the resume is exact. Otherwise nothing
-    of the episode is restored, a warning naming what restarts is printed once
-    per process, and False is returned: the caller then resets ``env``.
-
-    Args:
-        new_episode (bool): the caller resets ``env`` before its next step (a test
-            env), so only what outlives an episode matters: generators and running
-            statistics are restored and no warning is printed for the rest.
+    """Continue the episode that :func:`env_state` saved in ``env`` (built with the same
+    wrappers and reset once); return False, after a warning printed once per process, if
+    the caller must reset ``env`` instead. An inexact state is rebuilt by replaying the
+    recorded episode when ``obs``, the saved observation, is given. With ``new_episode``
+    (a test env) only generators and running statistics matter, without a warning.
     """
     global _warned_inexact
     layers = _layers(env)
-    classes = [type(layer).__name__ for layer in layers]
-    same_chain = classes == [layer["class"] for layer in saved["layers"]]
-    why_not = None  # why a replay was not possible or failed
-    replayed = False
-    if same_chain and not saved["exact"] and obs is not None and saved.get("replay"):
-        why_not = _replay(env, saved["replay"], obs)
-        replayed = why_not is None
-    if same_chain:  # running statistics and generators carry over even when the episode
-        for layer, entry in zip(layers, saved["layers"]):  # cannot (so do the next resets)
+    same_chain = [type(la).__name__ for la in layers] == [la["class"] for la in saved["layers"]]
+    replayable = same_chain and not saved["exact"] and obs is not None and saved.get("replay")
+    why_not = _replay(env, saved["replay"], obs) if replayable else None
+    replayed = replayable and why_not is None
+    if same_chain:  # generators and running statistics carry over even without the episode
+        for layer, entry in zip(layers, saved["layers"]):
             for name, fields in entry.get("stats", {}).items():
                 target = vars(layer).get(name)
                 if target is not None:
                     for field, value in fields.items():
                         setattr(target, field, _unplain(value))
-            if entry["np_random"] is not None and vars(layer).get("_np_random") is not None:
-                restore_generator(layer._np_random, entry["np_random"])
-        restore_generator(getattr(env.action_space, "_np_random", None), saved["action_space"])
+            _restore_generator(vars(layer).get("_np_random"), entry["np_random"])
+        _restore_generator(getattr(env.action_space, "_np_random", None), saved["action_space"])
     if (not saved["exact"] and not replayed) or not same_chain:
         if not _warned_inexact and not (new_episode and same_chain):
             if not same_chain:
@@ -411,10 +330,9 @@ def restore_env_state(env, saved, what="the environment", obs=None, new_episode=
                 kept = [f"{entry['class']}.{name}" for entry in saved["layers"]
                         for name in entry.get("stats", {})]
                 print(f"Warning: cannot restore {what} exactly (cannot save "
-                      f"{', '.join(saved['skipped'])}"
-                      + (f"; {why_not}" if why_not else "")
-                      + "); the resumed run starts a new episode, "
-                      "and those attributes take the values a new episode gives them"
+                      f"{', '.join(saved['skipped'])}" + (f"; {why_not}" if why_not else "")
+                      + "); the resumed run starts a new episode, and those attributes take "
+                      "the values a new episode gives them"
                       + (f" (restored: {', '.join(kept)})" if kept else "") + ".", flush=True)
             _warned_inexact = True
         return False
@@ -435,23 +353,14 @@ MAX_REPLAY_STEPS = 100_000
 
 
 class EpisodeRecorder(gym.Wrapper):
-    """Records the training env's current episode so that a resume can rebuild it.
-
-    Some envs hold state no checkpoint can store (a Box2D world). Their episode is
-    fully determined by the env's random generators just before ``reset``, the
-    ``seed``/``options`` given to it, and the actions passed to ``step`` since:
-    this wrapper keeps exactly those, and :func:`restore_env_state` replays them.
-    It changes nothing the agent sees: observations, rewards, ``spec``,
-    ``unwrapped``, rendering and seeding pass straight through. A step costs one
-    list append (and a copy of an array action, in case the caller reuses it).
-    An episode longer than :data:`MAX_REPLAY_STEPS` stops being recorded. The
-    running statistics of wrappers below (``NormalizeObservation``) are kept as
-    they were before the reset too, since they shape the observations replayed.
-    """
+    """Records the current episode (the generators and running statistics before
+    ``reset``, its ``seed``/``options``, up to :data:`MAX_REPLAY_STEPS` actions), so that
+    :func:`restore_env_state` can replay an episode whose state cannot be saved (a Box2D
+    world). Observations, rewards and infos pass through unchanged."""
 
     def __init__(self, env):
         super().__init__(env)
-        self._below = _layers(env)   # the chain is fixed once built
+        self._below = _layers(env)
         self._stats = [(i, name) for i, layer in enumerate(self._below)
                        for name, value in vars(layer).items() if _is_running_stats(value)]
         self._reset_args = None      # (seed, options, generators, statistics) at the last reset
@@ -460,12 +369,11 @@ class EpisodeRecorder(gym.Wrapper):
 
     @property
     def spec(self):
-        """The wrapped env's spec, unchanged (this wrapper is not part of the recipe)."""
+        """The wrapped env's spec (this wrapper is not part of it)."""
         return self.env.spec
 
     def reset(self, *, seed=None, options=None):
-        gens = [None if vars(layer).get("_np_random") is None
-                else vars(layer)["_np_random"].bit_generator.state for layer in self._below]
+        gens = [_generator_state(vars(layer).get("_np_random")) for layer in self._below]
         stats = [(i, name, {field: np.copy(v) if isinstance(v, np.ndarray) else v
                             for field, v in vars(getattr(self._below[i], name)).items()})
                  for i, name in self._stats]
@@ -475,25 +383,23 @@ class EpisodeRecorder(gym.Wrapper):
 
     def step(self, action):
         actions = self._actions
-        if actions is not None:
-            if len(actions) < MAX_REPLAY_STEPS:
-                actions.append(action.copy() if type(action) is np.ndarray else action)
-            else:
-                self._actions = None
-                self._why_not = (f"the episode in progress is longer than {MAX_REPLAY_STEPS} "
-                                 "steps, too long to record for a replay")
+        if actions is not None and len(actions) < MAX_REPLAY_STEPS:
+            actions.append(action.copy() if type(action) is np.ndarray else action)
+        elif actions is not None:
+            self._actions, self._why_not = None, (f"the episode in progress is longer than "
+                                                  f"{MAX_REPLAY_STEPS} steps, too long to "
+                                                  "record for a replay")
         return self.env.step(action)
 
     def replay_state(self):
-        """What :func:`_replay` needs, as tensors and plain values (``actions`` is
-        None, with the reason under ``why_not``, when the episode cannot be replayed)."""
+        """What :func:`_replay` needs, as tensors and plain values (``actions`` None and
+        ``why_not`` when it cannot replay)."""
         import torch
         state = {"actions": None, "why_not": self._why_not}
         if self._actions is None:
             return state
         seed, options, gens, stats = self._reset_args
-        ok_seed, seed = _plain(seed)
-        ok_opts, options = _plain(options)
+        (ok_seed, seed), (ok_opts, options) = _plain(seed), _plain(options)
         try:
             actions = np.asarray(self._actions)
         except (ValueError, TypeError):
@@ -505,34 +411,26 @@ class EpisodeRecorder(gym.Wrapper):
         else:
             state.update(actions=torch.from_numpy(actions), why_not=None, seed=seed,
                          options=options,
-                         np_random=[None if g is None else _ints_to_text(g) for g in gens],
+                         np_random=gens,
                          stats=[[i, name, {f: _plain(v)[1] for f, v in fields.items()}]
                                 for i, name, fields in stats])
         return state
 
 
 def _replay(env, rec, obs):
-    """Rebuild ``env``'s recorded episode; None when it matches ``obs``, else why not.
-
-    Puts the generators back to where they were before the episode's reset,
-    resets the same way, steps through the recorded actions and compares the
-    last observation with ``obs`` (``np.array_equal``).
-    """
-    recorder = _recorder(env)
+    """Replay ``env``'s recorded episode; None when it ends on ``obs``, else why not."""
+    recorder = _layers(env, recorder=True)
     if rec.get("actions") is None or recorder is None:
         return rec.get("why_not") or "its episode was not recorded"
     below = _layers(recorder.env)
     if len(below) != len(rec["np_random"]):
         return "its recorded episode is from another wrapper chain"
     for layer, gen in zip(below, rec["np_random"]):
-        if "_np_random" not in vars(layer) and gen is None:
-            continue
-        if gen is None:
+        if gen is None and "_np_random" in vars(layer):
             layer._np_random = None
-            continue
-        if vars(layer).get("_np_random") is None:
+        elif gen is not None and vars(layer).get("_np_random") is None:
             layer._np_random = np.random.Generator(getattr(np.random, gen["bit_generator"])())
-        restore_generator(layer._np_random, gen)
+        _restore_generator(vars(layer).get("_np_random"), gen)
     for i, name, fields in rec.get("stats", []):
         for field, value in fields.items():
             setattr(getattr(below[i], name), field, _unplain(value))
@@ -543,12 +441,11 @@ def _replay(env, rec, obs):
             last, _, terminated, truncated, _ = env.step(action)
             if (terminated or truncated) and i < len(actions) - 1:
                 break
-    except Exception as e:  # the env refuses its own replay: not deterministic enough
+    except Exception as e:
         return f"replaying its episode failed ({type(e).__name__})"
-    if np.array_equal(np.asarray(last), np.asarray(obs)):
-        return None
-    return (f"replaying its {len(actions)} recorded actions did not give back the saved "
-            "observation: the env is not deterministic")
+    return None if np.array_equal(np.asarray(last), np.asarray(obs)) else (
+        f"replaying its {len(actions)} recorded actions did not give back the saved "
+        "observation: the env is not deterministic")
 
 
 def recorded(env):
@@ -556,84 +453,107 @@ def recorded(env):
     return EpisodeRecorder(env) if isinstance(env, gym.Env) else env
 
 
-def episode_state(env, obs, ep_ret, ep_len):
-    """:func:`env_state` plus the episode in progress (its last observation and totals)."""
+# ---- What an algorithm saves ----
+
+class Checkpoint:
+    """What an algorithm saves after each epoch and puts back on a resume: ``epoch``,
+    ``elapsed`` (seconds), ``rng``, an entry per name in ``nets``, ``episode`` (a list for
+    a list of envs), ``replay``, ``test_env`` and the extra values given to :meth:`state`.
+
+    Args:
+        algo (str): the algorithm's name, which starts error messages.
+        logger (EpochLogger): the run's logger (a resume cuts its table back).
+        env, replay, test_env: the training env (or list of envs stepped together), the
+            replay buffer and the test env, each saved if given.
+        placed (Placement): if given, refreshed once the networks are loaded.
+        nets (dict): name -> network or optimizer (``state_dict``/``load_state_dict``),
+            or tensor (saved as a copy, copied back in place); None is saved as None.
+    """
+
+    def __init__(self, algo, logger, env=None, placed=None, nets=None, replay=None,
+                 test_env=None):
+        self.algo, self.logger, self.env, self.placed = algo, logger, env, placed
+        self.nets, self.replay, self.test_env = nets or {}, replay, test_env
+
+    def state(self, epochs_done, start_time, episode=None, **extra):
+        """The checkpoint after ``epochs_done`` epochs, for :func:`save_checkpoint`.
+        ``start_time``: when training began (``time.time()``); ``episode``: ``(obs,
+        ep_ret, ep_len)`` in ``env`` (a row per env for a list); ``extra``: more values."""
+        state = dict(epoch=epochs_done, elapsed=time.time() - start_time, rng=rng_state())
+        for name, obj in self.nets.items():
+            state[name] = (None if obj is None else obj.state_dict()
+                           if hasattr(obj, "state_dict") else obj.detach().clone())
+        if self.replay is not None:
+            state["replay"] = _replay_state(self.replay)
+        if isinstance(self.env, list):
+            state["episode"] = [_episode_state(env, *row)
+                                for env, row in zip(self.env, zip(*episode))]
+        elif self.env is not None:
+            state["episode"] = _episode_state(self.env, *episode)
+        if self.test_env is not None:
+            state["test_env"] = env_state(self.test_env)
+        return dict(state, **extra)
+
+    def restore(self, saved):
+        """Put ``saved`` (from :func:`load_checkpoint`) back; extra values are the caller's.
+        Returns ``(epochs_done, start_time, episode)``, ``episode`` being ``(obs, ep_ret,
+        ep_len)`` to go on with (None without ``env``; a new one if it cannot be restored).
+        Raises ValueError when the saved run stepped another number of envs."""
+        import torch
+        for name, obj in self.nets.items():
+            if hasattr(obj, "load_state_dict"):
+                obj.load_state_dict(saved[name])
+            elif obj is not None:
+                with torch.no_grad():
+                    obj.copy_(saved[name])
+        if self.placed is not None:
+            self.placed.refresh()
+        if self.replay is not None:
+            _restore_replay(self.replay, saved["replay"])
+        episode = None
+        if isinstance(self.env, list):
+            eps = saved["episode"] if isinstance(saved["episode"], list) else [saved["episode"]]
+            if len(eps) != len(self.env):
+                raise ValueError(f"{self.algo}: the run to resume stepped {len(eps)} envs at "
+                                 f"once; resume it with num_envs={len(eps)}, not {len(self.env)}")
+            obs, ep_ret, ep_len = zip(*map(_restore_episode, self.env, eps))
+            episode = np.stack(obs), np.array(ep_ret, dtype=float), np.array(ep_len, dtype=int)
+        elif self.env is not None:
+            episode = _restore_episode(self.env, saved["episode"])
+        if self.test_env is not None:
+            restore_env_state(self.test_env, saved["test_env"], "the test environment",
+                              new_episode=True)
+        restore_rng_state(saved["rng"])
+        self.logger.keep_rows(saved["epoch"], saved.get("table"))
+        return saved["epoch"], time.time() - saved["elapsed"], episode
+
+
+def _episode_state(env, obs, ep_ret, ep_len):
     import torch
     return {"env": env_state(env), "obs": torch.as_tensor(np.array(obs)),
             "ep_ret": float(ep_ret), "ep_len": int(ep_len)}
 
 
-def restore_episode(env, saved, what="the environment"):
-    """Undo :func:`episode_state`: returns ``(obs, ep_ret, ep_len)`` to continue with.
-
-    When the env cannot be restored exactly (not even by replay, see
-    :func:`restore_env_state`), ``env`` is reset and a new episode starts
-    (``ep_ret = ep_len = 0``).
-    """
+def _restore_episode(env, saved):
+    """``(obs, ep_ret, ep_len)`` of the saved episode, or of a new one after a reset."""
     obs = saved["obs"].numpy().copy()
-    if restore_env_state(env, saved["env"], what, obs=obs):
+    if restore_env_state(env, saved["env"], "the environment", obs=obs):
         return obs, saved["ep_ret"], saved["ep_len"]
-    obs, _ = env.reset()
-    return obs, 0.0, 0
+    return env.reset()[0], 0.0, 0
 
 
-def episode_states(envs, obs, ep_ret, ep_len):
-    """:func:`episode_state` of each of several envs stepped together: a list, entry
-    ``i`` for ``envs[i]`` with ``obs[i]``, ``ep_ret[i]`` and ``ep_len[i]``."""
-    return [episode_state(env, obs[i], ep_ret[i], ep_len[i]) for i, env in enumerate(envs)]
-
-
-def restore_episodes(algo, envs, saved):
-    """Undo :func:`episode_states` for ``envs`` (the same number of envs, built anew).
-
-    Returns ``(obs, ep_ret, ep_len)`` as arrays with one row per env. A single
-    :func:`episode_state` (a checkpoint written with one env) counts as a list of one.
-
-    Raises:
-        ValueError: the checkpoint holds another number of envs than ``envs``.
-    """
-    saved = [saved] if isinstance(saved, dict) else saved
-    if len(saved) != len(envs):
-        raise ValueError(f"{algo}: the run to resume stepped {len(saved)} envs at once; resume "
-                         f"it with num_envs={len(saved)}, not {len(envs)}")
-    obs, ep_ret, ep_len = zip(*(restore_episode(env, s) for env, s in zip(envs, saved)))
-    return np.stack(obs), np.array(ep_ret, dtype=float), np.array(ep_len, dtype=int)
-
-
-def module_states(**objs):
-    """``{name: obj.state_dict()}`` for networks and optimizers (None stays None)."""
-    return {name: None if obj is None else obj.state_dict() for name, obj in objs.items()}
-
-
-def load_module_states(saved, **objs):
-    """``obj.load_state_dict(saved[name])`` for every named network or optimizer."""
-    for name, obj in objs.items():
-        if obj is not None:
-            obj.load_state_dict(saved[name])
-
-
-# ---- Replay buffers ----
-
-def replay_state(buf):
-    """A replay buffer's contents: the filled rows of every ``*_buf`` array, ``ptr``
-    and ``size``; for a prioritized buffer also its sum-tree and ``max_priority``.
-
-    Only the first ``size`` rows are saved, so a checkpoint early in a run stays
-    small; a full buffer takes ``size * (bytes of one transition)``.
-    """
+def _replay_state(buf):
+    """The filled rows of the ``*_buf`` arrays, ``ptr``, ``size`` and a sum-tree if any."""
     import torch
-    rows = slice(0, buf.size)
-    state = {name: torch.from_numpy(value[rows]) for name, value in vars(buf).items()
+    state = {name: torch.from_numpy(value[:buf.size]) for name, value in vars(buf).items()
              if name.endswith("_buf") and isinstance(value, np.ndarray)}
     state.update(ptr=int(buf.ptr), size=int(buf.size))
-    tree = getattr(buf, "tree", None)
-    if tree is not None:
-        state.update(tree=torch.from_numpy(tree.tree), max_priority=float(buf.max_priority))
+    if getattr(buf, "tree", None) is not None:
+        state.update(tree=torch.from_numpy(buf.tree.tree), max_priority=float(buf.max_priority))
     return state
 
 
-def restore_replay(buf, saved):
-    """Refill ``buf`` (built with the same capacity) from :func:`replay_state`."""
+def _restore_replay(buf, saved):
     buf.ptr, buf.size = saved["ptr"], saved["size"]
     for name, value in saved.items():
         if name.endswith("_buf"):

@@ -1,31 +1,31 @@
 """The launcher: experiment processes started, watched and stopped (see
-``docs/user/parallel.rst``). The path of a command: ``spinup.run`` ->
+``docs/user/parallel.rst``). A command goes from ``spinup.run`` through
 :class:`~spinup.utils.run_utils.ExperimentGrid` (and :func:`~spinup.utils.run_utils.plan_runs`)
--> :func:`run_one` or :func:`run_grid` -> ``run_entrypoint.py`` -> the algorithm.
+to :func:`run_one` or :func:`run_grid`, then ``run_entrypoint.py``, then the algorithm.
 
-:func:`run_grid` runs up to ``jobs`` variants on this machine, or each as a Ray task
-of ``num_cpu`` CPUs, never retried (a retry would restart the run over itself: the
-variant is reported failed, keeping its last checkpoint). A variant writes to its
-``output.log``; the terminal gets a line per epoch and per ending variant, then a
-summary. A failed variant does not stop the others; :class:`GridError` comes last.
+:func:`run_grid` runs up to ``jobs`` variants on this machine, or each as a Ray task of
+``num_cpu`` CPUs, never retried (a retry would restart the run over itself: the variant is
+reported failed, keeping its last checkpoint). A variant writes to its ``output.log``; the
+terminal gets a line per epoch and per ending variant, then a summary. A failed variant does
+not stop the others; :class:`GridError` comes last.
 
-**Signals** (handled here, and nowhere else in the launching process). Every
-experiment process leads a process group of its own, which also holds its
-``mpiexec`` and MPI ranks or its A3C workers, so neither a terminal's Ctrl-C nor a
-``kill`` of the launcher reaches an experiment directly. While experiments run, the
-launcher turns SIGINT (Ctrl-C, ``kill -INT``) and SIGTERM into :class:`Interrupted`:
-it sends SIGINT to every experiment's group (a Ray task is asked through the file
-:data:`STOP_NAME`), waits up to :data:`SHUTDOWN_GRACE` seconds for them (each keeps
-its last checkpoint and exits with code 130), kills what is left, prints one line and
-re-raises; the command line exits with ``128 + signal``. Both signals are blocked
-from before a process is forked until the launcher holds it, and the new process
-keeps SIGINT blocked until ``run_entrypoint.main`` is ready for it: a signal in
-between waits, it is not lost. A launcher killed outright takes its experiments
-with it (:func:`~spinup.utils.run_entrypoint.take_signals_from_launcher`).
+**Signals** (handled here, and nowhere else in the launching process). Every experiment
+process leads a process group of its own, which also holds its ``mpiexec`` and MPI ranks or
+its A3C workers, so neither a terminal's Ctrl-C nor a ``kill`` of the launcher reaches an
+experiment directly. While experiments run, the launcher turns SIGINT (Ctrl-C, ``kill -INT``)
+and SIGTERM into :class:`Interrupted`: it sends SIGINT to every experiment's group (a Ray task
+is asked through the file :data:`~spinup.utils.ray_launch.STOP_NAME`), waits up to
+:data:`SHUTDOWN_GRACE` seconds for them (each keeps its last checkpoint and exits with code
+130), kills what is left, prints one line and re-raises; the command line exits with
+``128 + signal``. Both signals are blocked from before a process is forked until the launcher
+holds it, and the new process keeps SIGINT blocked until ``run_entrypoint.main`` is ready for
+it: a signal in between waits, it is not lost. A launcher killed outright takes its
+experiments with it (:func:`~spinup.utils.run_entrypoint.take_signals_from_launcher`).
 """
 import base64
 import collections
 import contextlib
+import functools
 import json
 import os
 import os.path as osp
@@ -37,8 +37,8 @@ import threading
 import time
 import zlib
 
-from spinup.utils.logx import (check_run_dir_free, colorize, holds_run, progress_line,
-                               refusal_to_overwrite)
+from spinup.utils.console import colorize, progress_line
+from spinup.utils.run_dir import check_run_dir_free, decide_start, holds_run
 from spinup.utils.serialization_utils import convert_json
 
 DIV_LINE_WIDTH = 80
@@ -51,8 +51,6 @@ POLL_SECONDS = 0.5
 
 #: Seconds the experiments get to stop after a signal before they are killed.
 SHUTDOWN_GRACE = 30
-
-LAUNCHERS = ("local", "ray")
 
 
 class LaunchError(ValueError):
@@ -112,9 +110,7 @@ class _Run:
         self.state = "start"        # 'start', 'resume' or 'skip' (finished before)
         self.epochs_before = 0      # epochs in the checkpoint a resumed run starts from
         self.shown = 0              # rows of progress.txt already reported (or stale)
-        self.last_row = None
-        self.handle = None
-        self.returncode = None
+        self.last_row = self.handle = self.returncode = None
         self.cause = None           # why a Ray task failed, for the summary
 
     @property
@@ -122,15 +118,10 @@ class _Run:
         return osp.join(self.output_dir, LOG_NAME)
 
 
-# ---- Checks ----
-
 def check_can_create(path):
-    """Make sure directory ``path`` exists or can be created, without creating anything.
-
-    Raises:
-        LaunchError: a component of ``path`` is a file, or the closest existing
-            directory on it is not writable.
-    """
+    """Make sure directory ``path`` exists or can be created, without creating anything;
+    LaunchError if a component of ``path`` is a file or its closest existing directory is
+    not writable."""
     probe = osp.abspath(path)
     while not osp.exists(probe) and osp.dirname(probe) != probe:
         probe = osp.dirname(probe)
@@ -174,24 +165,18 @@ def check_before_launch(logger_kwargs_list, num_cpu=1, oversubscribe=False):
         seen.add(osp.normpath(output_dir))
         check_can_create(output_dir)
         check_run_dir_free(output_dir)
-        table = osp.join(output_dir, "progress.txt")
-        # A directory whose run stopped before its first epoch holds no run (holds_run).
-        if osp.exists(table) and holds_run(output_dir) and not (
-                logger_kwargs.get("overwrite", False) or logger_kwargs.get("resume", False)):
-            raise FileExistsError(refusal_to_overwrite(table))
+        if not logger_kwargs.get("resume", False):   # the Logger's rule, asked of all first
+            decide_start(output_dir, overwrite=logger_kwargs.get("overwrite", False))
 
 
 def resolve_jobs(jobs, num_cpu=1, oversubscribe=False):
-    """The number of variants to run at once on this machine.
+    """The number of variants (at least 1) to run at once on this machine.
 
     Args:
         jobs (int or str): a positive int, or ``'auto'`` for ``cores // num_cpu``.
         num_cpu (int or str): MPI processes per variant (``'auto'``: one per
             physical core, so ``'auto'`` jobs is then 1).
         oversubscribe (bool): allow ``jobs * num_cpu`` above the cores.
-
-    Returns:
-        int: at least 1.
 
     Raises:
         LaunchError: ``jobs`` is not a positive int or ``'auto'``; or
@@ -210,8 +195,6 @@ def resolve_jobs(jobs, num_cpu=1, oversubscribe=False):
                           f"{max(1, cores // per_variant)} (or 'auto'), or add --oversubscribe")
     return jobs
 
-
-# ---- Experiment processes ----
 
 def _make_env_fn(env_name):
     """``env_fn`` for a gymnasium id (a named closure so it pickles and reads well)."""
@@ -240,15 +223,10 @@ def _encode_call(fn, kwargs=None, num_cpu=1, oversubscribe=False):
 
 
 def _start_process(encoded, log_path=None, threads=None):
-    """Start ``run_entrypoint.py`` on ``encoded`` as the leader of a new process group
-    (see Signals), its output appended to ``log_path`` (``None``: this process's).
-
-    Call it with SIGINT and SIGTERM blocked (:meth:`_LocalHandle.start`): the child starts
-    with that mask, and ``run_entrypoint`` sets up its own signals and the link to this
-    process (:func:`~spinup.utils.run_entrypoint.take_signals_from_launcher`). Nothing
-    runs between fork and exec (no ``preexec_fn``): in a multi-threaded process, such as a
-    Ray worker, code there can deadlock on a lock another thread held at the fork.
-    """
+    """Start ``run_entrypoint.py`` on ``encoded`` as the leader of a new process group, its
+    output appended to ``log_path`` (``None``: this process's). Call it with SIGINT and
+    SIGTERM blocked (see Signals); nothing runs between fork and exec (no ``preexec_fn``),
+    which could deadlock in a multi-threaded process such as a Ray worker."""
     entrypoint = osp.join(osp.dirname(osp.abspath(__file__)), "run_entrypoint.py")
     # The child looks modules up as this process does (e.g. --env mymod:MyEnv-v0 with
     # mymod.py in the current directory); run_entrypoint puts this sys.path first.
@@ -310,17 +288,12 @@ class _LocalHandle:
         return None if self.proc is None else self.proc.poll()
 
     def _signal(self, signum):
-        if self.poll() is None and self.proc is not None:
-            try:
+        if self.proc is not None and self.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, signum)
-            except (ProcessLookupError, PermissionError):
-                pass
 
-    def interrupt(self):
-        self._signal(signal.SIGINT)
-
-    def kill(self):
-        self._signal(signal.SIGKILL)
+    interrupt = functools.partialmethod(_signal, signal.SIGINT)
+    kill = functools.partialmethod(_signal, signal.SIGKILL)
 
 
 def _stop(handles):
@@ -338,12 +311,8 @@ def _stop(handles):
 
 
 def run_one(encoded, exp_name, output_dir):
-    """Run one experiment process (from :func:`_encode_call`), its output on this
-    process's; return its exit code.
-
-    Raises:
-        Interrupted: SIGINT or SIGTERM (see Signals), once the experiment stopped.
-    """
+    """Run one experiment process (from :func:`_encode_call`), its output on this process's;
+    return its exit code. Raises :class:`Interrupted` on SIGINT or SIGTERM, once it stopped."""
     handle = _LocalHandle(encoded)
     with _signals_interrupt():
         try:
@@ -358,148 +327,12 @@ def run_one(encoded, exp_name, output_dir):
             raise
 
 
-#: Written into a run directory to ask the Ray task running there to stop (Ctrl-C).
-STOP_NAME = ".spinup-stop"
-
-
-def ray_task(encoded, log_path, threads):
-    """What a Ray task runs: the variant's process on the task's node. ``STOP_NAME``
-    appearing in the run directory (the launcher's Ctrl-C) or a ``KeyboardInterrupt``
-    (``ray.cancel``) stops it with SIGINT, keeping its last checkpoint.
-
-    Returns:
-        int: the variant's exit code.
-    """
-    stop_path = osp.join(osp.dirname(log_path), STOP_NAME)
-    handle = _LocalHandle(encoded, log_path, threads)
-    handle.start()
-    try:
-        while not osp.exists(stop_path) and handle.poll() is None:
-            time.sleep(POLL_SECONDS)
-    except KeyboardInterrupt:
-        pass
-    _stop([handle])
-    if osp.exists(stop_path):
-        os.remove(stop_path)
-    return handle.proc.wait()
-
-
-class _RayHandle:
-    """A variant running as a Ray task that reserves ``num_cpu`` CPUs (never retried:
-    a rerun of the original call would start the run again over itself)."""
-
-    def __init__(self, remote_fn, encoded, log_path, num_cpu):
-        self.stop_path = osp.join(osp.dirname(log_path), STOP_NAME)
-        self.args, self.code, self.cause = (remote_fn, encoded, log_path, num_cpu), None, None
-        self.ref = None
-
-    @property
-    def started(self):
-        """Whether the task was submitted (a signal can come before :meth:`start`)."""
-        return self.ref is not None
-
-    def start(self):
-        remote_fn, encoded, log_path, num_cpu = self.args
-        if osp.exists(self.stop_path):   # left by an earlier launcher that was killed
-            os.remove(self.stop_path)
-        self.ref = remote_fn.options(num_cpus=num_cpu, max_retries=0).remote(
-            encoded, log_path, num_cpu)
-
-    def poll(self):
-        import ray
-        if self.code is None and self.ref is not None:
-            ready, _ = ray.wait([self.ref], timeout=0)
-            if ready:
-                try:
-                    self.code = ray.get(self.ref)
-                except ray.exceptions.RayError as e:   # the task or its worker failed
-                    lines = str(e).strip().splitlines()
-                    self.cause = f"{type(e).__name__}: {lines[-1] if lines else ''}"
-                    self.code = 130 if isinstance(e, ray.exceptions.TaskCancelledError) else 1
-        return self.code
-
-    def interrupt(self):
-        if self.poll() is None:
-            open(self.stop_path, "w").close()
-
-    def kill(self):
-        import ray
-        if self.poll() is None:
-            ray.cancel(self.ref, force=True)
-        if osp.exists(self.stop_path):
-            os.remove(self.stop_path)
-
-
-def require_ray():
-    """Import Ray, or raise a one-line :class:`LaunchError` saying how to install it."""
-    try:
-        import ray
-    except ImportError:
-        raise LaunchError("--launcher ray needs Ray, which is not installed: pip install -e "
-                          "'.[ray]' (or pip install ray)") from None
-    return ray
-
-
-def _check_reachable(ray_address):
-    """Fail fast on a ``host:port`` nobody listens on (Ray itself would retry for minutes).
-
-    Raises:
-        LaunchError: nothing accepts a connection at ``host:port`` within 10 s.
-    """
-    import socket
-    host, colon, port = ray_address.rpartition(":")
-    if not colon or not port.isdigit() or "://" in ray_address:
-        return   # 'auto', ray://... : left to Ray
-    try:
-        socket.create_connection((host, int(port)), timeout=10).close()
-    except OSError as e:
-        raise LaunchError(f"--ray_address {ray_address}: no Ray cluster answers there "
-                          f"({e.strerror or e}); start one with 'ray start --head' and give "
-                          "its address") from None
-
-
-def _start_ray(ray_address, num_cpu):
-    """Connect to the cluster at ``ray_address`` (or start a local Ray instance).
-
-    Returns:
-        bool: whether this call started Ray (and so should shut it down).
-
-    Raises:
-        LaunchError: no node of the cluster has ``num_cpu`` CPUs.
-    """
-    ray = require_ray()
-    started = False
-    if not ray.is_initialized():
-        from spinup.utils.mpi_tools import available_cores
-        options = dict(address=ray_address) if ray_address else dict(
-            num_cpus=available_cores(), include_dashboard=False)
-        try:
-            ray.init(log_to_driver=False, configure_logging=False, **options)
-        except (ConnectionError, RuntimeError, ValueError) as e:
-            where = f"the Ray cluster at {ray_address}" if ray_address else "a local Ray"
-            raise LaunchError(f"--launcher ray: cannot start or reach {where} "
-                              f"({str(e).splitlines()[0] if str(e) else type(e).__name__})") \
-                from None
-        started = True
-    largest = max((node.get("Resources", {}).get("CPU", 0) for node in ray.nodes()
-                   if node.get("Alive")), default=0)
-    if largest < num_cpu:
-        if started:
-            ray.shutdown()
-        raise LaunchError(f"--cpu {num_cpu}: no node of the Ray cluster has {num_cpu} CPUs "
-                          f"(the largest has {int(largest)})")
-    return started
-
-
-# ---- The terminal ----
-
 def _write_header(run):
     """Start (or continue) the run's log with what is being run."""
     os.makedirs(run.output_dir, exist_ok=True)
     # A run started from scratch (overwrite=True included) starts a new log.
     with open(run.log_path, "w" if run.state == "start" else "a") as log:
-        what = {"resume": f"Resuming after epoch {run.epochs_before}",
-                "start": "Running"}[run.state]
+        what = f"Resuming after epoch {run.epochs_before}" if run.state == "resume" else "Running"
         log.write(f"{what}: experiment {run.label} with kwargs "
                   + json.dumps(convert_json(run.kwargs), sort_keys=True) + "\n")
 
@@ -535,11 +368,12 @@ def _report_epochs(run, width):
         print(f"{run.label.ljust(width)}  {line}", flush=True)
 
 
-def _return_of(row):
-    for key in ("AverageTestEpRet", "AverageEpRet"):
-        if isinstance((row or {}).get(key), float):
-            return "%.4g" % row[key]
-    return "-"
+def _result(run):
+    """``<epochs> epochs, return <last test return, else return>`` of a run."""
+    row = run.last_row or {}
+    ret = next(("%.4g" % row[key] for key in ("AverageTestEpRet", "AverageEpRet")
+                if isinstance(row.get(key), float)), "-")
+    return f"{run.shown} epochs, return {ret}"
 
 
 def _summary(runs, seconds):
@@ -557,12 +391,10 @@ def _summary(runs, seconds):
         elif run.outcome == "not started":
             detail = "-"
         else:
-            detail = f"{run.shown} epochs, return {_return_of(run.last_row)}"
+            detail = _result(run)
         print(f"  {colorize(run.outcome.ljust(11), color)} {run.label.ljust(width)}  {detail}")
     print(rule, flush=True)
 
-
-# ---- The grid ----
 
 def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
              ray_address=None, announce=None):
@@ -578,8 +410,7 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
         oversubscribe (bool): allow more processes than cores.
         jobs (int or str): variants at once on this machine (``launcher='local'``).
         launcher (str): ``'local'`` or ``'ray'``.
-        ray_address (str): the Ray cluster (``launcher='ray'``); ``None`` starts a
-            local instance.
+        ray_address (str): the Ray cluster (``launcher='ray'``); ``None`` starts a local one.
         announce (callable): called once the checks passed (e.g. to print the grid).
 
     Returns:
@@ -591,12 +422,13 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
         Interrupted: (a KeyboardInterrupt) SIGINT or SIGTERM, after every variant stopped.
     """
     from spinup.utils.mpi_tools import _physical_cores, available_cores
-    if launcher not in LAUNCHERS:
+    if launcher not in ("local", "ray"):
         raise LaunchError(f"--launcher expects local or ray, got {launcher!r}")
     if ray_address is not None and launcher != "ray":
         raise LaunchError("--ray_address needs --launcher ray")
     per_variant = _physical_cores() if num_cpu == "auto" else int(num_cpu)
     if launcher == "ray":
+        from spinup.utils.ray_launch import _check_reachable, require_ray
         ray = require_ray()
         if ray_address and not ray.is_initialized():
             _check_reachable(ray_address)
@@ -605,7 +437,8 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
             run.kwargs["logger_kwargs"]["output_dir"] = run.output_dir
     else:
         jobs = resolve_jobs(jobs, num_cpu, oversubscribe)
-    check_before_launch([r.kwargs["logger_kwargs"] for r in runs if r.state != "skip"],
+    todo = [r for r in runs if r.state != "skip"]
+    check_before_launch([r.kwargs["logger_kwargs"] for r in todo],
                         1 if launcher == "ray" else num_cpu, oversubscribe)
     # Each variant's share of the cores for the threads of OpenMP/MKL code outside torch
     # (numpy, an env's own math). Torch itself trains on RUN_THREADS threads in every run,
@@ -615,7 +448,6 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
         threads = max(1, min(threads, int(os.environ["OMP_NUM_THREADS"])))
     if announce is not None:
         announce()
-    todo = [r for r in runs if r.state != "skip"]
     for run in runs:
         run.outcome = "skipped" if run.state == "skip" else "not started"
     resumed = sum(r.state == "resume" for r in runs)
@@ -630,6 +462,8 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
     started_ray, remote_fn = False, None
     if launcher == "ray" and todo:
         import ray
+
+        from spinup.utils.ray_launch import _RayHandle, _start_ray, ray_task
         started_ray = _start_ray(ray_address, per_variant)
         remote_fn = ray.remote(ray_task)
 
@@ -644,8 +478,7 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
                       if launcher == "ray" else _LocalHandle(encoded, run.log_path, threads))
         run.outcome = "running"
         run.handle.start()
-        verb = "resumed after epoch %d" % run.epochs_before if run.state == "resume" \
-            else "started"
+        verb = "resumed after epoch %d" % run.epochs_before if run.state == "resume" else "started"
         print(f"{run.label.ljust(width)}  {verb} (log: {run.log_path})", flush=True)
 
     finished = 0
@@ -668,8 +501,7 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
                         finished += 1
                         run.returncode, run.cause = code, getattr(run.handle, "cause", None)
                         run.outcome = "finished" if code == 0 else "FAILED"
-                        status = (f"finished ({run.shown} epochs, return "
-                                  f"{_return_of(run.last_row)})" if code == 0 else
+                        status = (f"finished ({_result(run)})" if code == 0 else
                                   colorize(f"FAILED ({run.cause or f'exit code {code}'}); "
                                            f"see {run.log_path}", "red", bold=True))
                         print(f"{run.label.ljust(width)}  {status}  "

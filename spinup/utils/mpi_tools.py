@@ -6,6 +6,7 @@ A run with ``num_cpu = N`` is ``N`` copies of the same program (ranks), started 
 ``num_procs()`` is 1 and every reduction returns its input, so one-process runs
 need no working MPI installation. See ``docs/utils/mpi.rst``.
 """
+import functools
 import os
 import shutil
 import subprocess
@@ -13,15 +14,13 @@ import sys
 
 import numpy as np
 
-# Environment variables that MPI launchers set in the processes they start
-# (MPICH/Hydra, Open MPI, PMIx, Slurm); IN_MPI is set by mpi_fork.
+# Set by MPI launchers (MPICH/Hydra, Open MPI, PMIx, Slurm) in what they start; IN_MPI by mpi_fork.
 _LAUNCHER_VARS = ("PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS")
 
 _COMM = None
 
 
 def _in_mpi_launch():
-    """True when this process was started by an MPI launcher."""
     return "IN_MPI" in os.environ or any(name in os.environ for name in _LAUNCHER_VARS)
 
 
@@ -37,18 +36,13 @@ def _comm():
 
 
 def _abort_job_on_uncaught_exception(comm):
-    """Chain ``sys.excepthook`` so that a rank dying of an exception ends every rank.
-
-    Without this, the other ranks would wait forever in their next reduction.
-    """
+    """Chain ``sys.excepthook`` so that a rank dying of an exception ends every rank."""
     report = sys.excepthook
 
     def report_then_abort(exc_type, exc, tb):
         report(exc_type, exc, tb)
         sys.stderr.flush()
-        # mpiexec forwards a rank's output through its proxy, and Abort ends the proxy
-        # too: give it a moment to pass the traceback on, or a loaded machine can lose it
-        # (the job ended with exit 1 and no message, twice in a day of suite runs).
+        # Abort also ends mpiexec's proxy: give it a moment to forward the traceback.
         import time
         time.sleep(1.0)
         comm.Abort(1)
@@ -58,35 +52,13 @@ def _abort_job_on_uncaught_exception(comm):
 
 def _physical_cores():
     """Number of physical cores (hyper-threads not counted), for ``num_cpu='auto'``."""
-    try:
-        import psutil
-    except ImportError:
-        psutil = None
-    if psutil is not None and psutil.cpu_count(logical=False):
-        return psutil.cpu_count(logical=False)
-    try:  # Linux without psutil: distinct (physical id, core id) pairs
-        with open("/proc/cpuinfo") as f:
-            lines = f.read().splitlines()
-    except OSError:
-        return os.cpu_count() or 1
-    cores, package = set(), "0"
-    for line in lines:
-        field, _, value = line.partition(":")
-        if field.strip() == "physical id":
-            package = value.strip()
-        elif field.strip() == "core id":
-            cores.add((package, value.strip()))
-    return len(cores) or os.cpu_count() or 1
+    import psutil
+    return psutil.cpu_count(logical=False) or os.cpu_count() or 1
 
 
 def find_mpiexec():
-    """Locate the ``mpiexec`` to launch with.
-
-    Returns:
-        str or None: the ``mpiexec`` in the directory of ``sys.executable`` (where
-        the PyPI ``mpich`` wheel installs it), else the first one on ``PATH``,
-        else ``None``.
-    """
+    """The ``mpiexec`` to launch with: the one beside ``sys.executable`` (where the PyPI
+    ``mpich`` wheel installs it), else the first on ``PATH``, else ``None``."""
     beside_python = os.path.join(os.path.dirname(sys.executable), "mpiexec")
     return beside_python if os.path.exists(beside_python) else shutil.which("mpiexec")
 
@@ -100,16 +72,8 @@ def available_cores():
 
 
 def check_num_cpu(n, oversubscribe=False):
-    """Refuse to start more MPI processes than there are cores, unless asked to
-    (``'auto'`` and runs already under an MPI launcher are not checked).
-
-    Args:
-        n (int or str): the requested number of processes, or ``'auto'``.
-        oversubscribe (bool): allow ``n`` above the core count.
-
-    Raises:
-        ValueError: ``n`` exceeds :func:`available_cores` and ``oversubscribe`` is False.
-    """
+    """Raise ValueError if ``n`` MPI processes exceed :func:`available_cores`, unless
+    ``oversubscribe`` (``n='auto'`` and runs already under an MPI launcher pass)."""
     if n == "auto" or oversubscribe or _in_mpi_launch():
         return
     cores = available_cores()
@@ -136,16 +100,8 @@ def die_with_parent():
     """
     if not sys.platform.startswith("linux"):
         return None
-    launcher = os.getpid()
-
-    def in_child():
-        import ctypes
-        import signal
-        pr_set_pdeathsig = 1
-        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
-        if os.getppid() != launcher:   # the launcher died before prctl took effect
-            os.kill(os.getpid(), signal.SIGTERM)
-    return in_child
+    from spinup.utils.run_entrypoint import _die_with
+    return functools.partial(_die_with, os.getpid())
 
 
 def mpi_fork(n, bind_to_core=False, *, oversubscribe=False):
@@ -157,11 +113,9 @@ def mpi_fork(n, bind_to_core=False, *, oversubscribe=False):
 
     Args:
         n (int or str): number of processes, or ``'auto'`` for one per physical core.
-        bind_to_core (bool): pin each process to one core (``mpiexec -bind-to core``),
-            the spec's second parameter.
+        bind_to_core (bool): pin each process to one core (``mpiexec -bind-to core``).
         oversubscribe (bool, keyword only): allow more processes than cores (see
-            :func:`check_num_cpu`). MPICH's ``mpiexec`` (the PyPI wheel) starts
-            them without being told; Open MPI's gets ``--oversubscribe``.
+            :func:`check_num_cpu`); Open MPI's ``mpiexec`` gets ``--oversubscribe``.
 
     Raises:
         ValueError: ``n`` is above the core count and ``oversubscribe`` is False.
@@ -244,8 +198,8 @@ def mpi_statistics_scalar(x, with_min_and_max=False):
     standard deviation is the population one (divided by the number of samples).
 
     Args:
-        x: this rank's samples (any shape, flattened). It may be empty on some
-            ranks; if it is empty on every rank, the results are ``nan``.
+        x: this rank's samples (any shape, flattened); may be empty on some ranks
+            (empty on all: the results are ``nan``).
         with_min_and_max (bool): also return the minimum and maximum.
 
     Returns:

@@ -4,10 +4,9 @@
         [--count] [--smooth S] [--select ...] [--exclude ...] [--est mean|max|min]
         [--savefig FILE]
 
-Each run becomes a pandas DataFrame (one row per epoch) tagged with the
-condition it belongs to. Runs of one condition (by default: one ``exp_name``,
-i.e. the seeds of one configuration) are drawn as one curve, their mean with a
-band of one standard deviation; ``--count`` draws every run on its own.
+Each run becomes a pandas DataFrame (one row per epoch). The runs of one condition (by
+default one ``exp_name``: the seeds of one configuration) are drawn as one curve, their
+mean with a band of one standard deviation; ``--count`` draws every run on its own.
 """
 import argparse
 import collections
@@ -23,9 +22,8 @@ import pandas as pd
 
 DIV_LINE_WIDTH = 50
 
-# Runs are numbered across all calls in one Python process, so that the labels of
-# ``--count`` ("<condition>-<number>") stay distinct when several directories are
-# loaded: one counter over all runs, and one per condition for the ``Unit`` column.
+# Run numbers for the whole process, so that ``--count`` labels stay distinct across
+# directories: one over all runs, and one per condition (the ``Unit`` column).
 _run_numbers = itertools.count()
 _runs_per_condition = collections.Counter()
 
@@ -42,8 +40,7 @@ def plot_data(data, xaxis="Epoch", value="AverageEpRet", condition="Condition1",
             (by experiment) or ``'Condition2'`` (every run apart).
         smooth (int): replace each point by the mean of a centred window of
             ``smooth`` points (fewer at the ends); 1 draws the raw data.
-        estimator (str): ``'mean'``, ``'max'`` or ``'min'``: how the runs of a
-            condition are combined into its curve.
+        estimator (str): ``'mean'``, ``'max'`` or ``'min'`` of a condition's runs.
         ax: matplotlib axes to draw on (default: the current one).
 
     Returns:
@@ -62,8 +59,7 @@ def plot_data(data, xaxis="Epoch", value="AverageEpRet", condition="Condition1",
         ax = sns.lineplot(data=table, x=xaxis, y=value, hue=condition, errorbar="sd",
                           estimator=getattr(np, estimator), ax=ax)
         ax.legend(loc="best").set_draggable(True)
-        if np.max(np.asarray(table[xaxis], dtype=float)) > 5e3:
-            # Long runs: write x ticks as 1e5 multiples instead of long integers.
+        if np.max(np.asarray(table[xaxis], dtype=float)) > 5e3:  # x ticks as 1eN multiples
             ax.ticklabel_format(style="sci", axis="x", scilimits=(0, 0))
         ax.figure.tight_layout(pad=0.5)
     return ax
@@ -71,8 +67,7 @@ def plot_data(data, xaxis="Epoch", value="AverageEpRet", condition="Condition1",
 
 @contextlib.contextmanager
 def _style():
-    """seaborn's darkgrid theme for the figures drawn inside, with the session's
-    matplotlib settings (``rcParams``) put back afterwards."""
+    """seaborn's darkgrid theme inside the block, the session's ``rcParams`` put back after."""
     import matplotlib
     import seaborn as sns
     with matplotlib.rc_context():
@@ -81,7 +76,6 @@ def _style():
 
 
 def _read_exp_name(run_dir, quiet=False):
-    """The ``exp_name`` in a run's ``config.json`` (``None`` if absent or unreadable)."""
     try:
         with open(osp.join(run_dir, "config.json")) as f:
             return json.load(f).get("exp_name")
@@ -92,11 +86,8 @@ def _read_exp_name(run_dir, quiet=False):
 
 
 def _read_progress(run_dir):
-    """A run's ``progress.txt`` as a DataFrame, or ``None`` with one line saying why not.
-
-    A damaged file is skipped (naming it) so the other runs are still plotted. The
-    file's path is kept in ``table.attrs["path"]``.
-    """
+    """A run's ``progress.txt`` as a DataFrame (its path in ``attrs["path"]``), or ``None``
+    with one line saying why not."""
     path = osp.join(run_dir, "progress.txt")
     try:
         table = pd.read_table(path)
@@ -115,12 +106,8 @@ def _read_progress(run_dir):
 
 
 def _matches(run_dir, top, select, exclude):
-    """Apply ``--select``/``--exclude`` to the directory names from ``top`` down to ``run_dir``.
-
-    Each ``select`` word must occur in at least one of those names, and no
-    ``exclude`` word in any, so ``--exclude s10`` drops a seed directory
-    ``..._s10`` as well as a whole experiment directory.
-    """
+    """Each ``select`` word occurs in a directory name from ``top`` down to ``run_dir``,
+    and no ``exclude`` word in any."""
     base = osp.dirname(osp.normpath(top))
     names = osp.relpath(osp.normpath(run_dir), base or ".").split(os.sep)
     return (all(any(word in name for name in names) for word in select or [])
@@ -128,8 +115,7 @@ def _matches(run_dir, top, select, exclude):
 
 
 def _find_runs(logdir, select=None, exclude=None):
-    """The directories below ``logdir`` (itself included) that hold a ``progress.txt``
-    and pass ``select``/``exclude``, in sorted order."""
+    """The directories below ``logdir`` (included) with a ``progress.txt``, filtered, sorted."""
     return [run_dir for run_dir, _, files in sorted(os.walk(logdir))
             if "progress.txt" in files and _matches(run_dir, logdir, select, exclude)]
 
@@ -172,13 +158,8 @@ def get_datasets(logdir, condition=None, select=None, exclude=None):
 
 
 def _expand_logdirs(all_logdirs):
-    """Resolve the command line's log directories.
-
-    An existing directory written with a trailing separator is taken as it is;
-    any other entry ``base/prefix`` stands for every entry of ``base`` whose
-    name contains ``prefix`` (so ``data/ppo`` matches ``data/ppo_h32`` and
-    ``data/ppo_h64``).
-    """
+    """An existing directory written with a trailing separator as it is; any other
+    ``base/prefix``: every entry of ``base`` whose name contains ``prefix``."""
     found = []
     for entry in all_logdirs:
         if osp.isdir(entry) and entry.endswith(os.sep):
@@ -197,14 +178,11 @@ def get_all_datasets(all_logdirs, legend=None, select=None, exclude=None):
         all_logdirs (list of str): directories or prefixes (see ``--help``).
         legend (list of str): one label per directory that has matching runs,
             replacing the ``exp_name``s.
-        select (list of str): keep only runs whose directory names, at any level
-            below the given directory, contain all of these.
-        exclude (list of str): drop runs whose directory names, at any level,
-            contain any of these (``--exclude s10`` drops seed 10).
+        select, exclude (list of str): as :func:`get_datasets`.
 
     Returns:
-        list of pandas.DataFrame, as :func:`get_datasets`: each run once, by its
-        real path, however many of the directories or prefixes lead to it.
+        list of pandas.DataFrame, as :func:`get_datasets`: each run once, however
+        many of the directories or prefixes lead to it.
 
     Raises:
         ValueError: no directory or run matches, no run could be read, or
@@ -223,9 +201,7 @@ def get_all_datasets(all_logdirs, legend=None, select=None, exclude=None):
                             " matches --select/--exclude" if select or exclude else ""))
 
     rule = "=" * DIV_LINE_WIDTH
-    print("Plotting from...\n" + rule + "\n")
-    print("\n".join(logdirs))
-    print("\n" + rule)
+    print(f"Plotting from...\n{rule}\n\n" + "\n".join(logdirs) + f"\n\n{rule}")
 
     if legend is not None and len(legend) != len(logdirs):
         raise ValueError(f"--legend needs one name per log directory: got {len(legend)} for "
@@ -256,7 +232,7 @@ def get_all_datasets(all_logdirs, legend=None, select=None, exclude=None):
 
 
 def _can_show():
-    """True unless the current matplotlib backend is a file-only one (``agg``, ``pdf`` ...)."""
+    """True unless the current matplotlib backend is file-only (``agg``, ``pdf`` ...)."""
     import matplotlib
     from matplotlib.backends import BackendFilter, backend_registry
     file_only = backend_registry.list_builtin(BackendFilter.NON_INTERACTIVE)
@@ -264,7 +240,6 @@ def _can_show():
 
 
 def _check_format(savefig):
-    """Raise ValueError (one line) if matplotlib cannot write the extension of ``savefig``."""
     from matplotlib.figure import Figure
     ext = osp.splitext(savefig)[1].lstrip(".").lower()
     formats = Figure().canvas.get_supported_filetypes()
@@ -276,10 +251,8 @@ def _check_format(savefig):
 def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
                font_scale=1.5, smooth=1, select=None, exclude=None, estimator="mean",
                savefig=None):
-    """Load runs and draw one figure per column in ``values``; show or save them.
-
-    The session's matplotlib backend and ``rcParams`` are never changed; with a
-    file-only backend (no display) a note says to save the figures instead.
+    """Load runs and draw one figure per column in ``values``; show or save them (the
+    session's matplotlib backend and ``rcParams`` are left as they are).
 
     Args:
         all_logdirs, legend, select, exclude: as :func:`get_all_datasets`.
@@ -291,13 +264,11 @@ def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
         smooth (int): smoothing window, as :func:`plot_data`.
         estimator (str): ``'mean'``, ``'max'`` or ``'min'``, as :func:`plot_data`.
         savefig (str): save to this file (its directory created if needed) instead
-            of ``plt.show()``; with several values, ``out_<value>.png`` per figure.
-            Without ``savefig``, ``plt.show()`` is called only where the backend can
-            show; under a file-only backend the figures are just returned.
+            of ``plt.show()`` (called only where the backend can show); with several
+            values, ``out_<value>.png`` per figure.
 
     Returns:
-        list of matplotlib.figure.Figure: one per value, to restyle or save
-        (``fig.savefig(...)``). The files written with ``savefig`` are printed.
+        list of matplotlib.figure.Figure: one per value.
 
     Raises:
         ValueError: no data; ``values`` is empty; ``xaxis`` or a value is a
@@ -349,17 +320,15 @@ def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
                              f"({e.strerror or e})") from None
     figures = []
     for value, usable in tables:
-        # The figure is made before the theme is applied, so that a backend that is
-        # only loaded now (the notebook's inline one) keeps the settings it sets.
-        fig = plt.figure()
+        fig = plt.figure()  # before the theme: a backend loaded now keeps its settings
         with _style():  # the axes take the theme when they are made
             ax = plot_data(usable, xaxis=xaxis, value=value, condition=condition,
                            smooth=smooth, estimator=estimator, ax=fig.gca())
         table = pd.concat(usable, ignore_index=True)
-        if (table.groupby(condition)[xaxis].nunique() < 2).any():  # a curve of one x value
-            legend = ax.get_legend()   # is invisible as a line: draw it (and its legend
-            for line in ax.get_lines() + (legend.get_lines() if legend else []):   # key)
-                line.set_marker("o")                                            # as points
+        if (table.groupby(condition)[xaxis].nunique() < 2).any():  # a one-x curve: as points
+            legend = ax.get_legend()
+            for line in ax.get_lines() + (legend.get_lines() if legend else []):
+                line.set_marker("o")
         figures.append(fig)
         if savefig:
             stem, ext = osp.splitext(savefig)
@@ -371,7 +340,7 @@ def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
             print(f"Saved figure to {target}")
     if not savefig and _can_show():
         plt.show()
-    return figures   # (without a display, the caller saves them or is told to: main())
+    return figures
 
 
 def _parser():
@@ -399,12 +368,8 @@ def _parser():
 
 
 def main(argv=None):
-    """``python -m spinup.run plot ...``.
-
-    Returns:
-        int: the exit code: 0 on success, 1 when there is nothing to plot, 2 for
-        an empty ``--value`` list.
-    """
+    """``python -m spinup.run plot ...``; returns the exit code: 0, 1 when there is
+    nothing to plot, 2 for an empty ``--value`` list."""
     parser = _parser()
     args = parser.parse_args(argv)
     if not args.logdir:
@@ -418,10 +383,7 @@ def main(argv=None):
     headless = not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) \
         and sys.platform not in ("darwin", "win32")
     if (args.savefig or headless) and "matplotlib.pyplot" not in sys.modules:
-        # The command in a process of its own: draw off-screen when saving or when no
-        # window can open. (Called from a session that already plots, e.g. a
-        # notebook, its backend is left alone.)
-        import matplotlib
+        import matplotlib  # off-screen, unless a session (a notebook) already plots
         matplotlib.use("Agg")
     try:
         make_plots(args.logdir, legend=args.legend, xaxis=args.xaxis, values=args.value,

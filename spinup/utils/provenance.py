@@ -1,18 +1,13 @@
 """Where a run's numbers come from: the software and the CPU that produced them.
 
-A run's numbers are a function of its arguments, its seed, the library versions and the
-kind of CPU that did the arithmetic (which vector instructions torch's kernels use, and
-how they round). They never depend on how the run was launched: every algorithm fixes its
-own torch thread count (:data:`spinup.utils.torch_tools.RUN_THREADS`), so a serial grid,
-``--jobs N``, Ray and a notebook give the same tables.
-
-:func:`provenance` collects that information; :meth:`spinup.utils.logx.Logger.save_config`
-writes it to ``provenance.json`` beside ``config.json``. :func:`numbers_signature` is the
-part that decides whether two machines must give identical numbers for the same run, so a
-test comparing with a committed run can compare exactly where the signatures agree.
+A run's numbers depend on its arguments, its seed, the library versions and the kind of
+CPU (which vector kernels torch uses), not on how it was launched (every algorithm fixes
+its thread count, :data:`spinup.utils.torch_tools.RUN_THREADS`). :func:`provenance`
+collects this; :meth:`spinup.utils.logx.Logger.save_config` writes it to
+``provenance.json``. Where two records' :func:`numbers_signature` agree, the same run
+gives identical numbers.
 """
 import json
-import os
 import os.path as osp
 import platform
 import subprocess
@@ -22,8 +17,7 @@ from importlib import metadata
 #: Name of the file a run writes beside ``config.json``.
 PROVENANCE_NAME = "provenance.json"
 
-#: The entries of :func:`provenance` that the numbers of a run depend on. Two machines
-#: whose entries agree give the same tables, bit for bit, for the same arguments and seed.
+#: The entries of :func:`provenance` that the numbers of a run depend on.
 NUMBERS_KEYS = ("torch", "numpy", "gymnasium", "mujoco", "cpu", "cpu_capability", "threads",
                 "device")
 
@@ -37,11 +31,8 @@ def _version(package):
 
 def cpu_model():
     """The CPU as ``"<vendor> family <f> model <m>: <model name>"`` from ``/proc/cpuinfo``
-    (Linux), else what :func:`platform.processor` reports.
-
-    Vendor, family and model are included because a virtual machine often shows a
-    generic model name (``"AMD EPYC"``) for different generations of chips, and the
-    generation decides which kernels torch and MKL pick.
+    (Linux), else what :func:`platform.processor` reports. Family and model tell apart the
+    chip generations that a virtual machine may give one generic name (``"AMD EPYC"``).
     """
     try:
         with open("/proc/cpuinfo") as f:
@@ -61,8 +52,7 @@ def cpu_model():
 
 
 def _commit():
-    """The git commit of the spinup checkout (with ``+dirty`` when files differ), or None
-    when spinup is not installed from a git checkout."""
+    """The git commit of the spinup checkout (``+dirty`` when files differ), or None."""
     root = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
     if not osp.exists(osp.join(root, ".git")):
         return None
@@ -117,14 +107,10 @@ def numbers_signature(record):
 
 
 def write_provenance(output_dir, record, resuming=False):
-    """Write ``record`` to ``output_dir/provenance.json``.
-
-    A fresh run writes ``{"run": record}``. A resumed run keeps what is there and adds
-    ``record`` to the list ``"resumed"``: the later epochs were computed there, and a
-    reader can see when a run moved to another machine.
+    """Write ``record`` to ``output_dir/provenance.json``: ``{"run": record}`` for a fresh
+    run; a resumed run keeps what is there and appends ``record`` to the list ``"resumed"``.
     """
     path = osp.join(output_dir, PROVENANCE_NAME)
-    data = {}
     if resuming:
         try:
             with open(path) as f:
@@ -134,15 +120,12 @@ def write_provenance(output_dir, record, resuming=False):
         data.setdefault("resumed", []).append(record)
     else:
         data = {"run": record}
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(data, f, indent=4, sort_keys=True)
-    os.replace(tmp, path)
+    from spinup.utils.serialization_utils import write_text_atomically
+    write_text_atomically(path, json.dumps(data, indent=4, sort_keys=True))
 
 
 def read_provenance(run_dir):
-    """The provenance of the run in ``run_dir`` (its ``"run"`` record), or None when the
-    run wrote none (runs made before provenance existed)."""
+    """The provenance of the run in ``run_dir`` (its ``"run"`` record), or None if it has none."""
     try:
         with open(osp.join(run_dir, PROVENANCE_NAME)) as f:
             return json.load(f).get("run")

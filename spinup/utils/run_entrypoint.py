@@ -15,6 +15,7 @@ first, in place of this file's directory, so modules import as they did there.
 """
 import atexit
 import base64
+import contextlib
 import json
 import os
 import signal
@@ -23,7 +24,6 @@ import zlib
 
 
 def _use_parent_path():
-    """Put the launching process's ``sys.path`` first, in place of ``spinup/utils``."""
     try:
         parent = json.loads(os.environ.get("SPINUP_PARENT_SYS_PATH", ""))
     except ValueError:
@@ -37,9 +37,8 @@ def _use_parent_path():
 
 
 def _exit(code):
-    """Exit with ``code`` at once: the ``atexit`` handlers (the logger's files) run, the
-    interpreter's teardown (seconds with torch on a busy machine) does not. Under MPI
-    abort the whole job, so that no other rank hangs."""
+    """Exit at once, running the ``atexit`` handlers but not the slow interpreter teardown;
+    under MPI abort the whole job, so that no other rank hangs."""
     from spinup.utils.mpi_tools import _comm, num_procs
     sys.stderr.flush()
     if num_procs() > 1:
@@ -63,12 +62,10 @@ def _note_and_raise(signum, frame):
 def watch_ctrl_c():
     """From now on, remember every Ctrl-C as well as raising ``KeyboardInterrupt``.
 
-    A Ctrl-C that lands inside a C extension's import can come out as another
-    exception without the interrupt in its chain (numpy's "Importing the numpy
-    C-extensions failed ... could not import module 'datetime'"); with this,
-    :func:`caused_by_ctrl_c` still recognises it. Does nothing when SIGINT has a
-    handler other than Python's default (ignored in a background job, or set by
-    the caller), or outside the main thread.
+    A Ctrl-C inside a C extension's import can come out as another exception without
+    the interrupt in its chain (numpy's "could not import module 'datetime'");
+    :func:`caused_by_ctrl_c` still recognises it then. Does nothing outside the main
+    thread or when SIGINT has a handler other than Python's default.
 
     Returns:
         The previous handler, for ``signal.signal(signal.SIGINT, previous)``.
@@ -77,21 +74,14 @@ def watch_ctrl_c():
     previous = signal.getsignal(signal.SIGINT)
     if previous is signal.default_int_handler:
         _ctrl_c_seen = False
-        try:
+        with contextlib.suppress(ValueError):   # not the main thread
             signal.signal(signal.SIGINT, _note_and_raise)
-        except ValueError:   # not the main thread
-            pass
     return previous
 
 
 def caused_by_ctrl_c(exc):
-    """Whether ``exc`` came from a Ctrl-C.
-
-    True if a ``KeyboardInterrupt`` is in the chain of causes and contexts of
-    ``exc`` (numpy re-raises one that arrives while its C extensions load as an
-    ``ImportError`` with the interrupt as its cause), or if a Ctrl-C has been seen
-    since :func:`watch_ctrl_c`.
-    """
+    """Whether ``exc`` came from a Ctrl-C: a ``KeyboardInterrupt`` is in its chain of causes
+    and contexts, or a Ctrl-C has been seen since :func:`watch_ctrl_c`."""
     if _ctrl_c_seen:
         return True
     seen = set()
@@ -104,16 +94,13 @@ def caused_by_ctrl_c(exc):
 
 
 def take_signals_from_launcher():
-    """First thing in a process the grid launcher started: set up what the launcher did
-    not do between fork and exec.
+    """First thing in a process the grid launcher started (``SPINUP_LAUNCHER_PID`` set;
+    otherwise nothing changes).
 
     The process starts with SIGINT and SIGTERM blocked (the launcher's mask at the fork).
-    SIGINT gets Python's handler, even if the launcher ignored it (a Ray worker does, and
-    Python keeps an inherited "ignore"), and stays blocked until :func:`main` is ready for
-    it; SIGTERM is unblocked. On Linux the process also gets SIGTERM when the launcher dies,
-    even by ``kill -9`` (``prctl(PR_SET_PDEATHSIG)``), so no orphan trains on; if the
-    launcher is already gone, it stops at once. Outside the launcher (no
-    ``SPINUP_LAUNCHER_PID``) nothing changes.
+    SIGINT gets Python's handler, even if the launcher ignored it (a Ray worker does), and
+    stays blocked until :func:`main` is ready for it; SIGTERM is unblocked. On Linux the
+    process also gets SIGTERM when the launcher dies (see :func:`_die_with`).
     """
     launcher = os.environ.pop("SPINUP_LAUNCHER_PID", None)
     if launcher is None:
@@ -122,11 +109,17 @@ def take_signals_from_launcher():
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     if sys.platform.startswith("linux"):
-        import ctypes
-        pr_set_pdeathsig = 1
-        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
-        if os.getppid() != int(launcher):   # it died before prctl took effect
-            os.kill(os.getpid(), signal.SIGTERM)
+        _die_with(int(launcher))
+
+
+def _die_with(launcher):
+    """Linux: get SIGTERM when the parent process dies, even by ``kill -9``
+    (``prctl(PR_SET_PDEATHSIG)``); stop at once if ``launcher`` (its pid) is already gone."""
+    import ctypes
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+    if os.getppid() != launcher:   # it died before prctl took effect
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def main(encoded_thunk):
@@ -139,8 +132,7 @@ def main(encoded_thunk):
         watch_ctrl_c()
         _use_parent_path()
         import cloudpickle
-        # Unpickling imports what the call needs (numpy, torch, the algorithm) while
-        # Ctrl-C is still held: a Ctrl-C inside torch's import can abort the process.
+        # Unpickling imports numpy, torch, ... while Ctrl-C is still held (it can abort them).
         call = cloudpickle.loads(zlib.decompress(base64.b64decode(encoded_thunk)))
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})   # a held Ctrl-C lands here
         call()
@@ -165,26 +157,14 @@ EXIT_PIPE_CLOSED = 141
 
 
 def stdout_closed():
-    """Handle a ``BrokenPipeError`` on stdout: say so once on stderr and return 141.
-
-    This happens when the program reading the output exits early, as ``head`` does in
-    ``python -m spinup.run ppo ... | head -3``. The run stops where it is; what it wrote
-    to its directory stays. stdout is pointed at ``/dev/null`` so that Python's final
-    flush does not fail a second time.
-
-    Returns:
-        int: :data:`EXIT_PIPE_CLOSED`.
-    """
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-    try:
+    """Handle a ``BrokenPipeError`` on stdout (the reader exited early, as ``| head``
+    does): say so once on stderr, point stdout at ``/dev/null`` so that the final flush
+    does not fail again, and return :data:`EXIT_PIPE_CLOSED`."""
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    with contextlib.suppress(OSError):
         print("stopped: the program reading the output closed it (e.g. '| head'); what the "
               "run wrote so far is kept (--resume continues it)", file=sys.stderr)
-    except OSError:
-        pass
     return EXIT_PIPE_CLOSED
 
 

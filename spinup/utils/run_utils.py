@@ -1,7 +1,6 @@
-"""Launching experiments (spec: "Run Utils", "Running Experiments"): output directories
-(:func:`setup_logger_kwargs`), one run in a fresh process (:func:`call_experiment`) and
-grids of runs (:class:`ExperimentGrid`, :func:`plan_runs`); the processes themselves are
-:mod:`spinup.utils.grid_launch`'s. See ``docs/utils/run_utils.rst``.
+"""Launching experiments (spec: "Run Utils"): output directories (:func:`setup_logger_kwargs`),
+one run in a fresh process (:func:`call_experiment`) and grids of runs (:class:`ExperimentGrid`,
+:func:`plan_runs`), started by :mod:`spinup.utils.grid_launch`.
 """
 import collections
 import inspect
@@ -9,28 +8,24 @@ import itertools
 import json
 import math
 import os.path as osp
-import re
 import string
 import sys
 import time
 
 from spinup.user_config import (DEFAULT_DATA_DIR, DEFAULT_SHORTHAND, FORCE_DATESTAMP,
                                 WAIT_BEFORE_LAUNCH)
-# The launcher: every name below is part of this module's interface as well.
-from spinup.utils.grid_launch import (DIV_LINE_WIDTH, ExperimentError, LaunchError,  # noqa: F401
-                                      _encode_call, _Run, check_before_launch,
-                                      check_can_create, run_grid, run_one)
-from spinup.utils.logx import colorize
+# The launcher's errors and check_before_launch are part of this module's interface too.
+from spinup.utils.grid_launch import (DIV_LINE_WIDTH, ExperimentError, LaunchError, _encode_call,
+                                      _Run, check_before_launch, run_grid, run_one)
+from spinup.utils.console import colorize
+from spinup.utils.logx import _config_text
+from spinup.utils.run_dir import plan_resume
 from spinup.utils.serialization_utils import convert_json
 
-# Characters allowed in directory names made from parameter values.
-_NAME_CHARS = frozenset("-_" + string.ascii_letters + string.digits)
-
+_NAME_CHARS = frozenset("-_" + string.ascii_letters + string.digits)  # for valid_str
 # One parameter of an ExperimentGrid: its values, and how variant names show it.
 _GridParam = collections.namedtuple("_GridParam", "key vals shorthand in_name")
 
-
-# ---- Output directories ----
 
 def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False, overwrite=False,
                         tensorboard=False, verbose=False):
@@ -44,19 +39,18 @@ def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False, ove
     seed ``s``, ``datestamp``   ``YYMMDD_exp_name/YYMMDD_HHMMSS-exp_name_s<s>``
     ==========================  ==================================================
 
-    so the seeds of one configuration share a parent directory, which is what
-    the plotter averages over.
+    so the seeds of one configuration share a parent directory (the plotter averages them).
 
     Args:
         exp_name (str): the experiment's name.
         seed (int): the run's seed, or ``None`` for a directory without one.
         data_dir (str): the base directory; ``None`` means ``DEFAULT_DATA_DIR`` of
             ``spinup/user_config.py``.
-        datestamp (bool): put the date (and time) in the names, so that runs of
-            the same name get distinct directories. ``FORCE_DATESTAMP`` in
-            ``spinup/user_config.py`` turns it on for every run.
-        overwrite (bool): let the run replace an earlier run in the same
-            directory; without it the logger refuses (``FileExistsError``).
+        datestamp (bool): put the date (and time) in the names, so that runs of the
+            same name get distinct directories (``FORCE_DATESTAMP`` in
+            ``spinup/user_config.py`` turns it on for every run).
+        overwrite (bool): let the run replace an earlier run in the same directory;
+            without it the logger refuses (``FileExistsError``).
         tensorboard (bool): also write TensorBoard event files (see
             :class:`~spinup.utils.logx.Logger`).
         verbose (bool): print the full table every epoch, not a progress line.
@@ -70,7 +64,7 @@ def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False, ove
         ``'overwrite': True``, ``'tensorboard': True``, ``'verbose': True`` when
         asked for), ready to pass to an algorithm as ``logger_kwargs``.
     """
-    from spinup.utils.arg_checks import check_data_dir, check_name_lengths, check_run_name
+    from spinup.utils.run_dir import check_data_dir, check_name_lengths, check_run_name
     try:
         data_dir = check_data_dir(data_dir, DEFAULT_DATA_DIR)
         check_run_name(exp_name)
@@ -83,25 +77,10 @@ def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False, ove
         check_name_lengths(exp_name, data_dir, path[1:])
     except ValueError as e:
         raise LaunchError(str(e)) from None
-    kwargs = dict(output_dir=osp.join(*path), exp_name=exp_name)
-    # Each only when set, so that config.json stays as it was otherwise.
-    for option, value in (("overwrite", overwrite), ("tensorboard", tensorboard),
-                          ("verbose", verbose)):
-        if value:
-            kwargs[option] = True
-    return kwargs
-
-
-def _print_next_steps(output_dir):
-    """Tell the user how to plot the finished run and watch its agent."""
-    rule = "=" * DIV_LINE_WIDTH
-    print("\n".join([
-        "", rule, colorize("End of experiment.\n", "white", bold=True),
-        "Plot results from this run with:\n",
-        colorize(f"python -m spinup.run plot {output_dir}", "green") + "\n",
-        "Watch the trained agent with:\n",
-        colorize(f"python -m spinup.run test_policy {output_dir}", "green") + "\n",
-        rule, ""]))
+    options = dict(overwrite=overwrite, tensorboard=tensorboard, verbose=verbose)
+    # Each option only when set, so that config.json stays as it was otherwise.
+    return dict(output_dir=osp.join(*path), exp_name=exp_name,
+                **{option: True for option, value in options.items() if value})
 
 
 def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp=False,
@@ -144,31 +123,32 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
     if verbose or logger_kwargs.get("verbose"):
         print(colorize("Running experiment:\n", color="cyan", bold=True) + "\n" + exp_name + "\n")
         print(colorize("with kwargs:\n", color="cyan", bold=True) + "\n"
-              + json.dumps(convert_json(kwargs), separators=(",", ":\t"), indent=4,
-                           sort_keys=True) + "\n\n")
+              + _config_text(convert_json(kwargs)) + "\n\n")
     else:
         print(colorize(f"Running experiment {exp_name} with kwargs ", color="cyan", bold=True)
               + json.dumps(convert_json(kwargs), sort_keys=True))
     kwargs["logger_kwargs"] = logger_kwargs
-    output_dir = kwargs["logger_kwargs"].get("output_dir")
+    output_dir = logger_kwargs.get("output_dir")
     returncode = run_one(_encode_call(thunk, kwargs, num_cpu, oversubscribe), exp_name,
                          output_dir)
     if returncode != 0:
         raise ExperimentError(exp_name, returncode)
-    if output_dir is not None:
-        _print_next_steps(output_dir)
+    if output_dir is not None:   # how to plot the run and watch its agent
+        rule = "=" * DIV_LINE_WIDTH
+        print("\n".join([
+            "", rule, colorize("End of experiment.\n", "white", bold=True),
+            "Plot results from this run with:\n",
+            colorize(f"python -m spinup.run plot {output_dir}", "green") + "\n",
+            "Watch the trained agent with:\n",
+            colorize(f"python -m spinup.run test_policy {output_dir}", "green") + "\n",
+            rule, ""]))
     return output_dir
 
 
-# ---- Grids of experiments ----
-
 def valid_str(v):
-    """Turn a parameter value into text that can go in a directory name.
-
-    Classes and functions give their ``__name__``, lists and tuples their items
-    joined by ``-``; the text is lower-cased and every character other than
-    letters, digits, ``-`` and ``_`` becomes ``-``.
-    """
+    """Turn a parameter value into text for a directory name: a class or function gives its
+    ``__name__``, a list or tuple its items joined by ``-``; the text is lower-cased and
+    every character other than letters, digits, ``-`` and ``_`` becomes ``-``."""
     if hasattr(v, "__name__"):
         v = v.__name__
     if isinstance(v, (tuple, list)):
@@ -185,11 +165,8 @@ def _nested_get(variant, key):
 
 
 def _nest(flat):
-    """Turn the keys ``'a:b'`` of a flat variant into nested dicts ``{'a': {'b': ...}}``.
-
-    Raises:
-        ValueError: a key is given both whole (``'a'``) and nested (``'a:b'``).
-    """
+    """Turn the keys ``'a:b'`` of a flat variant into nested dicts ``{'a': {'b': ...}}``;
+    ValueError if a key is given both whole (``'a'``) and nested (``'a:b'``)."""
     nested, parents = {}, set()
     for key, value in flat.items():
         head, colon, rest = key.partition(":")
@@ -277,8 +254,7 @@ class ExperimentGrid:
         seeds = next((len(p.vals) for p in self.params if p.key == "seed"), 1)
         print(" Variants, counting seeds: ".ljust(40), runs)
         print(" Variants, not counting seeds: ".ljust(40), runs // seeds)
-        print()
-        print(rule)
+        print("\n" + rule)
 
     def add(self, key, vals, shorthand=None, in_name=False):
         """Add a parameter and the values it takes in the grid.
@@ -290,8 +266,7 @@ class ExperimentGrid:
             shorthand (str): the parameter's name in variant names. ``None`` makes
                 one from ``key`` (first three characters of each ``:``-part), unless
                 ``DEFAULT_SHORTHAND`` in ``spinup/user_config.py`` is False.
-            in_name (bool): name the parameter in variant names even when it has a
-                single value.
+            in_name (bool): name the parameter in variant names even when it has one value.
 
         Raises:
             ValueError: ``key`` is empty or already added, ``shorthand`` is not a
@@ -314,14 +289,11 @@ class ExperimentGrid:
     def variant_name(self, variant):
         """Name one variant (a dict from :meth:`variants`) for its output directory.
 
-        The name is the grid's name followed, for each parameter that has several
-        values or ``in_name``, by ``_<shorthand or key><value>`` (see
-        :func:`valid_str`). Parameters whose values are all booleans add just
-        ``_<shorthand>`` when True and nothing when False. The seed is never
-        named: the seeds of a configuration share its directory.
-
-        Returns:
-            str: the name, without leading underscores.
+        The name is the grid's name followed, for each parameter that has several values
+        or ``in_name``, by ``_<shorthand or key><value>`` (see :func:`valid_str`), without
+        leading underscores. A parameter whose values are all booleans adds just
+        ``_<shorthand>`` when True, nothing when False. The seed is never named: the seeds
+        of a configuration share its directory.
         """
         pieces = [self.name]
         for p in self.params:
@@ -337,29 +309,14 @@ class ExperimentGrid:
         return "_".join(pieces).lstrip("_")
 
     def variants(self):
-        """List every combination of the grid's values as a dict of keyword arguments.
-
-        Keys ``'a:b'`` are nested: ``'ac_kwargs:hidden_sizes'`` and
-        ``'ac_kwargs:activation'`` give one ``ac_kwargs`` dict with both.
-
-        Returns:
-            list of dict, the first-added parameter varying slowest.
+        """List every combination of the grid's values as a dict of keyword arguments, the
+        first-added parameter varying slowest. Keys ``'a:b'`` are nested:
+        ``'ac_kwargs:hidden_sizes'`` and ``'ac_kwargs:activation'`` give one ``ac_kwargs``.
 
         Raises:
             ValueError: a parameter is given both whole and nested.
         """
         return [_nest(dict(zip(self.keys, combo))) for combo in itertools.product(*self.vals)]
-
-    def _countdown(self):
-        """Give the user ``WAIT_BEFORE_LAUNCH`` seconds to read the grid and press Ctrl-C."""
-        print(colorize("Launch delayed to give you a few seconds to review your experiments. "
-                       "To customize or disable this behavior, change WAIT_BEFORE_LAUNCH in "
-                       "spinup/user_config.py.", color="cyan", bold=True))
-        from tqdm import trange
-        for _ in trange(int(WAIT_BEFORE_LAUNCH * 10), desc="Launching in...", leave=False,
-                        ncols=DIV_LINE_WIDTH, mininterval=0.25,
-                        bar_format="{desc}: {bar}| {remaining} {elapsed}"):
-            time.sleep(0.1)
 
     def run(self, thunk, num_cpu=1, data_dir=None, datestamp=False, overwrite=False,
             oversubscribe=False, tensorboard=False, verbose=False, jobs=None, resume=False,
@@ -371,10 +328,9 @@ class ExperimentGrid:
         Args:
             thunk (callable or str): the function to run, or the name of a grid
                 parameter whose values are the functions.
-            num_cpu, data_dir, datestamp, overwrite, oversubscribe: passed to
-                :func:`call_experiment`.
-            tensorboard, verbose: passed to :func:`call_experiment`. A grid of
-                one variant is listed in full only when ``verbose``.
+            num_cpu, data_dir, datestamp, overwrite, oversubscribe, tensorboard, verbose:
+                passed to :func:`call_experiment`; a grid of one variant is listed in full
+                only when ``verbose``.
             jobs (int or str): variants at once on this machine (``'auto'``:
                 ``cores // num_cpu``); ``None``: one after another, on the terminal.
             resume (bool): skip finished runs, resume checkpointed ones, start the rest.
@@ -409,7 +365,14 @@ class ExperimentGrid:
                            bold=True) + "\n\n" + "\n".join(sorted(set(names))) + "\n\n"
                   + "=" * DIV_LINE_WIDTH)
         if WAIT_BEFORE_LAUNCH > 0 and len(variants) > 1 and sys.stdout.isatty():
-            self._countdown()
+            print(colorize("Launch delayed to give you a few seconds to review your experiments. "
+                           "To customize or disable this behavior, change WAIT_BEFORE_LAUNCH in "
+                           "spinup/user_config.py.", color="cyan", bold=True))
+            from tqdm import trange
+            for _ in trange(int(WAIT_BEFORE_LAUNCH * 10), desc="Launching in...", leave=False,
+                            ncols=DIV_LINE_WIDTH, mininterval=0.25,
+                            bar_format="{desc}: {bar}| {remaining} {elapsed}"):
+                time.sleep(0.1)
         output_dirs = []
         for name, variant in zip(names, variants):
             fn = variant.pop(thunk) if isinstance(thunk, str) else thunk
@@ -420,9 +383,6 @@ class ExperimentGrid:
                                                **variant))
         return output_dirs
 
-
-# ---- Planning a grid: what each variant does (ExperimentGrid.run with jobs, resume
-# or a launcher; the launcher runs the plan) ----
 
 def _epochs_of(fn, kwargs):
     """The run's number of epochs: its keyword, else the function's default, else None."""
@@ -435,128 +395,6 @@ def _epochs_of(fn, kwargs):
     return None if default is inspect.Parameter.empty else default
 
 
-def read_run_config(run_dir):
-    """A run's ``config.json`` as a dict.
-
-    Raises:
-        LaunchError: the file cannot be read, is not JSON, or holds no JSON object
-            (one line naming the file).
-    """
-    path = osp.join(run_dir, "config.json")
-    try:
-        with open(path) as f:
-            config = json.load(f)
-    except (OSError, ValueError) as e:
-        raise LaunchError(f"cannot read {path} ({getattr(e, 'strerror', None) or e}); "
-                          "it is not a run's configuration") from None
-    if not isinstance(config, dict):
-        raise LaunchError(f"{path} holds a JSON {type(config).__name__}, not the object of "
-                          "a run's configuration")
-    return config
-
-
-#: What a resumed run may change: its number of epochs and how it reports.
-RESUME_MAY_CHANGE = {"epochs", "logger_kwargs", "env_fn"}
-
-_SAVED_ENV = re.compile(r"gym\.make\((['\"])(.+)\1\)")
-
-
-def check_same_call(run_dir, fn, kwargs, config=None):
-    """Refuse to resume the run in ``run_dir`` with arguments it was not started with.
-
-    The rule of ``--resume DIR`` and of a grid's ``--resume``: every argument of
-    ``fn`` (its default where ``kwargs`` does not give it) must equal the one in
-    ``config.json``, except those in :data:`RESUME_MAY_CHANGE`; an ``env_name``
-    must be the id the saved ``env_fn`` makes. An argument the saved run does not
-    list (added to the algorithm since) is not compared.
-
-    Raises:
-        LaunchError: one line naming the run and every differing argument; or
-            :func:`read_run_config`'s, or a run of another algorithm.
-    """
-    from spinup.utils.arg_checks import check_same_algorithm
-    config = read_run_config(run_dir) if config is None else config
-    try:
-        check_same_algorithm(fn.__name__, fn, run_dir, config)
-    except ValueError as e:
-        raise LaunchError(str(e)) from None
-    differ = []
-    for key, param in inspect.signature(fn).parameters.items():
-        value = kwargs.get(key, param.default)
-        if (key not in RESUME_MAY_CHANGE and key in config
-                and value is not inspect.Parameter.empty
-                and convert_json(value) != config[key]):
-            differ.append(f"{key} {convert_json(value)!r} (the run has {config[key]!r})")
-    saved_env = _SAVED_ENV.search(str(config.get("env_fn", "")))
-    if "env_name" in kwargs and saved_env and saved_env.group(2) != kwargs["env_name"]:
-        differ.append(f"env_name {kwargs['env_name']!r} (the run has {saved_env.group(2)!r})")
-    if differ:
-        raise LaunchError(f"--resume: {run_dir} was started with other arguments: "
-                          + "; ".join(differ) + ". Only --epochs may change: give the "
-                          "original values, or a new --exp_name for a new run")
-
-
-def _count_rows(output_dir):
-    try:
-        with open(osp.join(output_dir, "progress.txt")) as f:
-            return max(0, sum(1 for line in f if line.strip()) - 1)
-    except OSError:
-        return 0
-
-
-def _plan_resume(run, num_cpu):
-    """Decide whether ``run`` is skipped, resumed or started again (``resume=True``).
-
-    Raises:
-        LaunchError: the checkpoint cannot be read, or was written by another
-            number of MPI processes than ``num_cpu``; or the run was started with
-            other arguments (:func:`check_same_call`).
-    """
-    from spinup.utils.checkpoint import checkpoint_path, checkpoint_ranks, load_checkpoint
-    from spinup.utils.mpi_tools import _physical_cores
-    from spinup.utils.logx import holds_run
-    if not osp.exists(checkpoint_path(run.output_dir)):
-        if not holds_run(run.output_dir):
-            if osp.exists(osp.join(run.output_dir, "progress.txt")):
-                # Stopped before its first epoch ended: nothing to keep, start again.
-                run.kwargs["logger_kwargs"]["overwrite"] = True
-            return
-        # Epochs logged but no checkpoint (deleted: a replay buffer is large). Never
-        # overwritten by --resume: skipped if finished with these arguments, else refused.
-        check_same_call(run.output_dir, run.fn, run.kwargs)
-        rows = _count_rows(run.output_dir)
-        if run.epochs is not None and rows == run.epochs:
-            run.state, run.shown = "skip", rows
-            return
-        raise LaunchError(f"--resume: {run.output_dir} has {rows} epoch(s) logged but no "
-                          "checkpoint (pyt_save/checkpoint.pt), so it cannot be continued; "
-                          "nothing was changed. Give a new --exp_name, or delete the "
-                          "directory to start it again")
-    try:
-        done = int(load_checkpoint(run.output_dir, rank=0)["epoch"])
-    except (ValueError, KeyError) as e:
-        raise LaunchError(f"--resume: {run.label}: {e}") from None
-    check_same_call(run.output_dir, run.fn, run.kwargs)
-    ranks = checkpoint_ranks(run.output_dir)
-    wanted = _physical_cores() if num_cpu == "auto" else int(num_cpu)
-    if ranks != wanted:
-        raise LaunchError(f"--resume: {run.output_dir} was run with --cpu {ranks}, this grid "
-                          f"asks for --cpu {num_cpu}; give the grid its original --cpu")
-    if run.epochs is not None and done > run.epochs:   # as --resume DIR --epochs N says
-        raise LaunchError(f"--resume: {run.output_dir} has done {done} epochs already; "
-                          f"--epochs {run.epochs} would undo them (give --epochs {done} or "
-                          "more, or a new --exp_name)")
-    if run.epochs is not None and done == run.epochs:
-        run.state, run.shown = "skip", done
-        return
-    # Rows after the checkpoint (if any) are stale: not reported before the run cuts them.
-    run.state, run.epochs_before = "resume", done
-    run.shown = max(done, _count_rows(run.output_dir))
-    lk = run.kwargs["logger_kwargs"]
-    lk.pop("overwrite", None)
-    lk["resume"] = True
-
-
 def plan_runs(thunk, variants, names, data_dir=None, datestamp=False, overwrite=False,
               tensorboard=False, verbose=False, resume=False, num_cpu=1):
     """The runs of a grid: each variant's function, keyword arguments and directory.
@@ -565,9 +403,8 @@ def plan_runs(thunk, variants, names, data_dir=None, datestamp=False, overwrite=
         thunk (callable or str): as :meth:`ExperimentGrid.run`.
         variants (list of dict): :meth:`ExperimentGrid.variants` (not modified).
         names (list of str): each variant's name.
-        resume (bool): look at the run directories and mark each run to be
-            skipped, resumed or started (see
-            :func:`~spinup.utils.grid_launch.run_grid`).
+        resume (bool): mark each run to be skipped, resumed or started, from what its
+            directory holds (see :func:`~spinup.utils.grid_launch.run_grid`).
         others: as :func:`call_experiment`.
 
     Returns:
@@ -593,5 +430,5 @@ def plan_runs(thunk, variants, names, data_dir=None, datestamp=False, overwrite=
         runs.append(_Run(osp.basename(osp.normpath(output_dir)), fn, kwargs, output_dir,
                          _epochs_of(fn, kwargs)))
         if resume:
-            _plan_resume(runs[-1], num_cpu)
+            plan_resume(runs[-1], num_cpu)
     return runs

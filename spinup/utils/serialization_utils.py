@@ -1,14 +1,12 @@
 """Everything spinup writes to disk about a run, and how it is read back.
 
-* ``config.json`` text: :func:`convert_json` makes any configuration JSON-able,
-  for the record only (it is never read back).
-* ``pyt_save/model.pt``: the trained actor-critic, written by :func:`save_model`
-  and read by :func:`read_model` and :func:`build_model`; a dict of tensors and
-  plain values (its keys: "Experiment Outputs" in ``docs/user/saving_and_loading.rst``),
-  so it loads with ``torch.load(path, weights_only=True)``. The classes it names
-  pass :func:`resolve_saved_class` (trusted modules, ``torch.nn.Module``
-  subclasses only) before anything is imported: a file naming ``os.system`` is
-  an error, not a command.
+* ``config.json``: :func:`convert_json` makes any configuration JSON-able (a record only,
+  never read back).
+* ``pyt_save/model.pt``: the trained actor-critic, written by :func:`save_model` and read
+  by :func:`read_model` and :func:`build_model`; a dict of tensors and plain values (keys:
+  ``docs/user/saving_and_loading.rst``), so it loads with ``torch.load(path,
+  weights_only=True)``. The classes it names must pass :func:`resolve_saved_class`
+  (``torch.nn.Module`` subclasses of trusted modules) before anything is imported.
 
 torch and gymnasium are imported inside the functions that need them.
 """
@@ -17,14 +15,14 @@ import inspect
 import json
 import numbers
 import os
+import pathlib
 import re
 import sys
 import warnings
 
 import numpy as np
 
-#: Layout version of ``model.pt``. Raise it when the keys or their meaning change,
-#: and keep :func:`read_model` able to read the older versions.
+#: Layout version of ``model.pt`` (raise it when the keys or their meaning change).
 MODEL_FORMAT_VERSION = 1
 
 #: The marker that stands for a class or function inside saved ``ac_kwargs``.
@@ -39,21 +37,16 @@ _DOTTED_PATH = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+")
 # ---- Names of classes and functions ----
 
 def dotted_name(obj):
-    """The import path ``"<module>.<qualified name>"`` of a class or function, e.g.
-    ``"torch.nn.modules.activation.Tanh"`` for ``torch.nn.Tanh``."""
+    """The import path ``"<module>.<qualified name>"`` of a class or function."""
     return f"{obj.__module__}.{obj.__qualname__}"
 
 
 def import_dotted(name):
-    """The object that the dotted path ``name`` names (the inverse of :func:`dotted_name`).
+    """The object that the dotted path ``name`` names (the inverse of :func:`dotted_name`):
+    the longest importable prefix is imported and the rest followed as attributes.
 
-    The longest prefix of ``name`` that is an importable module is imported and the
-    rest is followed as attributes, so ``"torch.nn.Tanh"`` and ``"pkg.Outer.Inner"``
-    both work.
-
-    A standard-library module that is not loaded yet is refused without importing it:
-    a command line names objects, it does not run code (``--act this.s`` must not print
-    the Zen of Python before its error).
+    A standard-library module that is not loaded yet is refused without importing it
+    (importing runs code: ``--act this.s`` must not print the Zen of Python).
 
     Raises:
         ImportError: no prefix of ``name`` is a module, the remaining attributes
@@ -61,9 +54,6 @@ def import_dotted(name):
     """
     parts = name.split(".")
     if parts[0] in sys.stdlib_module_names and parts[0] not in sys.modules:
-        # Importing runs a module's code ("this" prints a poem, "antigravity" opens a
-        # browser): a name from a command line or a file may reach installed packages and
-        # the user's own modules, not a standard-library module nothing has loaded.
         raise ImportError(f"cannot import {name!r}: {parts[0]!r} is a standard-library "
                           "module that spinup does not load; name a class of torch.nn, "
                           "spinup or your own module")
@@ -82,12 +72,8 @@ def import_dotted(name):
 
 
 def import_module_class(name):
-    """:func:`import_dotted` for a name written on a command line or in a file
-    (``--act``, ``--actor_critic``, a ``--config`` file, a resumed run's config.json).
-
-    Such a name is called later (an actor-critic is built, an activation made), so it may
-    only be a ``torch.nn.Module`` class: a config.json naming ``os.system`` cannot make
-    spinup call it.
+    """:func:`import_dotted` for a name from a command line or a file (``--act``,
+    ``--actor_critic``, a config file), which may only be a ``torch.nn.Module`` class.
 
     Raises:
         ImportError: as :func:`import_dotted`, or the object is not such a class.
@@ -111,22 +97,9 @@ def is_json_serializable(v):
     return True
 
 
-def _describe_callable(fn):
-    """A readable string for a function: its dotted path, or a lambda's source."""
-    if fn.__name__ != "<lambda>":
-        return dotted_name(fn)
-    try:
-        source = inspect.getsource(fn).strip()
-    except (OSError, TypeError):
-        return "<lambda>"
-    return f"<lambda> {source}"
-
-
 def convert_json(obj):
-    """Turn a configuration into something ``json.dump`` writes, losing as little as we can.
-
-    Used for ``config.json`` (spec: "Logger", ``save_config``), which is a record
-    for people and is never parsed back, so readability wins over round trips.
+    """Turn a configuration into something ``json.dump`` writes, for ``config.json``
+    (spec: "Logger", ``save_config``), readable rather than parseable back.
 
     Args:
         obj: any value.
@@ -148,7 +121,12 @@ def convert_json(obj):
     if inspect.isclass(obj):
         return dotted_name(obj)
     if inspect.isfunction(obj) or inspect.ismethod(obj) or inspect.isbuiltin(obj):
-        return _describe_callable(obj)
+        if obj.__name__ != "<lambda>":
+            return dotted_name(obj)
+        try:
+            return f"<lambda> {inspect.getsource(obj).strip()}"
+        except (OSError, TypeError):
+            return "<lambda>"
     if callable(getattr(obj, "item", None)):
         try:  # a numpy or torch scalar; arrays with several elements refuse
             return obj.item()
@@ -165,9 +143,8 @@ def convert_json(obj):
 def kwargs_to_plain(kwargs):
     """Encode actor-critic kwargs as plain values that ``weights_only`` loading accepts.
 
-    Numpy scalars and arrays become Python numbers and lists (a grid built with
-    ``np.arange`` gives ``np.int64`` sizes), tuples become lists, and classes and
-    functions become ``{"__dotted__": "<dotted path>"}``.
+    Numpy scalars and arrays become Python numbers and lists, tuples become lists, and
+    classes and functions become ``{"__dotted__": "<dotted path>"}``.
 
     Args:
         kwargs: the ``ac_kwargs`` dict, or one value inside it.
@@ -202,10 +179,8 @@ def kwargs_to_plain(kwargs):
 def kwargs_from_plain(plain, allowed_modules=()):
     """Decode what :func:`kwargs_to_plain` wrote, importing the classes it names.
 
-    A saved class (an activation, say) is looked up with
-    :func:`resolve_saved_class`; ``torch.nn`` layers are accepted as well as
-    classes from ``spinup`` and ``allowed_modules``. Plain functions are refused:
-    the file cannot make the actor-critic call anything but a module class.
+    A saved class is looked up with :func:`resolve_saved_class`, accepting ``torch``
+    modules as well as those of ``spinup`` and ``allowed_modules``.
 
     Raises:
         ValueError: a saved name is not an allowed ``torch.nn.Module`` subclass.
@@ -222,22 +197,13 @@ def kwargs_from_plain(plain, allowed_modules=()):
 
 
 def _within(name, packages):
-    """True if the dotted ``name`` is one of ``packages`` or lies inside one of them."""
     return any(name == pkg or name.startswith(pkg + ".") for pkg in packages)
 
 
 def resolve_saved_class(path, allowed_modules=(), role="actor-critic class"):
-    """Turn a class path read from a file into the class, refusing anything unsafe.
-
-    Two checks, so that an untrusted file can neither run a module's import-time
-    code nor get a function called:
-
-    1. before importing, ``path`` must lie in ``spinup`` or in one of
-       ``allowed_modules`` (a module name covers its submodules);
-    2. after importing, the object must be a class, a subclass of
-       ``torch.nn.Module``, and defined in one of those modules (so
-       ``spinup.some_module.os.system`` does not get through check 1 by the
-       back door).
+    """Turn a class path read from a file into the class, refusing anything unsafe: before
+    importing, ``path`` must lie in ``spinup`` or ``allowed_modules`` (with submodules);
+    after, it must be a ``torch.nn.Module`` subclass defined there.
 
     Args:
         path (str): a dotted path such as ``"spinup.algos.ppo.core.MLPActorCritic"``.
@@ -276,9 +242,6 @@ def resolve_saved_class(path, allowed_modules=(), role="actor-critic class"):
 def space_to_dict(space):
     """Describe a gymnasium space with tensors and plain values.
 
-    Args:
-        space: a ``Box``, a ``Discrete``, or any other space.
-
     Returns:
         dict: ``{"type": "Box", "low", "high", "dtype"}`` (bounds as tensors),
         ``{"type": "Discrete", "n", "start"}``, or, for other spaces, their class
@@ -316,17 +279,9 @@ def space_from_dict(desc):
 # ---- Files ----
 
 def write_atomically(path, write_to):
-    """Write a file so that readers see either the old file or the whole new one.
-
-    ``write_to(tmp_path)`` writes a temporary file beside ``path``, which is then
-    renamed over ``path`` (a rename within one directory is atomic). A run killed
-    while saving leaves no torn ``model.pt``; the temporary file is removed if
-    writing fails.
-
-    Args:
-        path (str): the file to create or replace.
-        write_to (callable): writes the content to the path it is given.
-    """
+    """Create or replace the file ``path`` so that readers see the old file or the whole
+    new one: ``write_to(tmp_path)`` writes a temporary file beside it, which is renamed
+    over ``path`` (or removed if writing fails)."""
     tmp_path = f"{path}.tmp{os.getpid()}"
     try:
         write_to(tmp_path)
@@ -338,14 +293,11 @@ def write_atomically(path, write_to):
 
 def write_text_atomically(path, text):
     """:func:`write_atomically` for a text file."""
-    def write_to(tmp_path):
-        with open(tmp_path, "w") as f:
-            f.write(text)
-    write_atomically(path, write_to)
+    write_atomically(path, lambda tmp_path: pathlib.Path(tmp_path).write_text(text))
 
 
 def save_model(path, module, plain_kwargs, observation_space=None, action_space=None):
-    """Write ``module`` to ``path`` in the ``model.pt`` format (see the module docstring).
+    """Write ``module`` to ``path`` in the ``model.pt`` format.
 
     Args:
         path (str): the file to write (atomically).
@@ -362,7 +314,6 @@ def save_model(path, module, plain_kwargs, observation_space=None, action_space=
         "observation_space": None if observation_space is None
         else space_to_dict(observation_space),
         "action_space": None if action_space is None else space_to_dict(action_space),
-        # On the CPU whatever device trained it, so any machine can load it.
         "state_dict": {name: t.detach().cpu().clone() for name, t in module.state_dict().items()},
     }
     with warnings.catch_warnings():
@@ -377,7 +328,7 @@ def read_model(path):
         path (str): the file.
 
     Returns:
-        dict: the saved entries (see the module docstring).
+        dict: the saved entries.
 
     Raises:
         ValueError: the file is truncated, is not a dict of tensors and plain
@@ -401,10 +352,8 @@ def read_model(path):
 def build_model(saved, path="model.pt", allowed_modules=()):
     """Rebuild the actor-critic from what :func:`read_model` returned, in eval mode.
 
-    Calls ``ac_class(observation_space, action_space, **ac_kwargs)`` and loads the
-    saved ``state_dict`` into it. The classes are resolved by
-    :func:`resolve_saved_class`, so nothing else the file names is imported from
-    outside the trusted modules, and nothing is called but a module class.
+    Calls ``ac_class(observation_space, action_space, **ac_kwargs)`` and loads the saved
+    ``state_dict`` into it; the classes pass :func:`resolve_saved_class` first.
 
     Args:
         saved (dict): the loaded file.
@@ -453,8 +402,7 @@ def build_model(saved, path="model.pt", allowed_modules=()):
 
 
 def _weights_mismatch(built, saved):
-    """How ``saved`` (a state_dict) differs from the freshly ``built`` one, in a few
-    words (counts and the first example of each kind), or ``''`` if it fits."""
+    """How the ``saved`` state_dict differs from the ``built`` one, in a few words, or ''."""
     if not isinstance(saved, dict):
         return "the state_dict is not a dict"
     missing = [k for k in built if k not in saved]

@@ -4,14 +4,13 @@
     python -m spinup.run test_policy path/to/output_dir [-l L] [-n N] [-nr] [-i I] [-d]
         [--video DIR] [--allow-module NAME ...]
 
-The actor-critic comes from ``pyt_save/model.pt`` (read without unpickling code,
-and rebuilt only from ``torch.nn.Module`` classes of trusted modules, see
-:mod:`spinup.utils.serialization_utils`) and the environment from the
-``EnvSpec`` in ``vars.json``. The command writes nothing except the videos asked
-for with ``--video``; where no window can be opened (no display, no pygame) it
-says so in one line and runs the episodes without rendering.
+The actor-critic comes from ``pyt_save/model.pt`` (safely, see
+:mod:`spinup.utils.serialization_utils`) and the environment from the ``EnvSpec`` in
+``vars.json``. Nothing is written but the ``--video`` files; where no window can open,
+one line says so and the episodes run without rendering.
 """
 import argparse
+import contextlib
 import json
 import os
 import os.path as osp
@@ -21,24 +20,20 @@ import time
 
 import numpy as np
 
-from spinup.utils.logx import print_table
+from spinup.utils.console import print_table
 from spinup.utils.serialization_utils import build_model, read_model
 
 ENV_NOT_FOUND = ("Environment not found!\n\n It looks like the environment wasn't saved, "
                  "and we can't run the agent in it. :(\n\n Check out the docs page on "
                  "Experiment Outputs for how to handle this situation: build the env "
-                 "yourself and call\n   env, get_action = load_policy_and_env(fpath)  # env is None\n"
+                 "yourself and call\n"
+                 "   env, get_action = load_policy_and_env(fpath)  # env is None\n"
                  "   run_policy(your_env, get_action)")
 
 
 def _model_path(fpath, itr):
-    """Path of the snapshot to load: ``model{itr}.pt``, or for ``'last'`` ``model.pt``
-    if it exists, else the highest-numbered snapshot.
-
-    Raises:
-        FileNotFoundError: ``fpath`` has no ``pyt_save`` directory, or not the
-            snapshot asked for.
-    """
+    """``model{itr}.pt``, or for ``'last'`` ``model.pt`` if it exists, else the
+    highest-numbered snapshot (FileNotFoundError if there is none)."""
     save_dir = osp.join(fpath, "pyt_save")
     if not osp.isdir(save_dir):
         runs = (sorted(d for d in os.listdir(fpath)
@@ -70,8 +65,7 @@ def load_pytorch_policy(fpath, itr="last", deterministic=False, allowed_modules=
 
     Args:
         fpath (str): the run's output directory.
-        itr: ``'last'``, or the number of a snapshot saved with
-            ``save_state(..., itr)``.
+        itr: ``'last'``, or the number of a snapshot saved with ``save_state(..., itr)``.
         deterministic (bool): act with the policy's deterministic action (the
             Gaussian mean, the most likely discrete action, SAC's squashed mean).
         allowed_modules (sequence of str): modules besides ``spinup`` whose
@@ -82,9 +76,9 @@ def load_pytorch_policy(fpath, itr="last", deterministic=False, allowed_modules=
         module as ``get_action.ac``.
 
     Raises:
-        FileNotFoundError: no saved model. ValueError: the file is not a model
-        this spinup reads, or it names a class that is not allowed (nothing it
-        names has been imported from outside the allowed modules, or called).
+        FileNotFoundError: no saved model.
+        ValueError: the file is not a model this spinup reads, or names a class
+            that is not allowed.
         ImportError: the actor-critic class cannot be imported.
     """
     import torch
@@ -100,16 +94,8 @@ def load_pytorch_policy(fpath, itr="last", deterministic=False, allowed_modules=
 
 
 def load_env(fpath, itr="last", render_mode=None):
-    """Make the run's environment again from the ``EnvSpec`` in ``vars.json``.
-
-    Args:
-        fpath (str): the run's output directory.
-        itr: as in :func:`load_pytorch_policy`; ``vars{itr}.json`` is used if it
-            exists, else ``vars.json``.
-        render_mode (str): passed to ``gymnasium.make``.
-
-    Returns:
-        The environment, or ``None`` when the run recorded none.
+    """Make the run's environment again from the ``EnvSpec`` in ``vars{itr}.json`` (if it
+    exists, else ``vars.json``) with ``gymnasium.make``; ``None`` if the run recorded none.
     """
     import gymnasium as gym
     spec = _saved_env_spec(fpath, itr)
@@ -119,7 +105,6 @@ def load_env(fpath, itr="last", render_mode=None):
 
 
 def _saved_env_spec(fpath, itr="last"):
-    """The ``EnvSpec`` recorded in the run's ``vars{itr}.json``/``vars.json``, or ``None``."""
     import gymnasium as gym
     candidates = ([] if itr == "last" else [f"vars{itr}.json"]) + ["vars.json"]
     existing = [osp.join(fpath, name) for name in candidates if osp.exists(osp.join(fpath, name))]
@@ -150,15 +135,13 @@ def load_policy_and_env(fpath, itr="last", deterministic=False, render_mode=None
 
 
 def load_policy(fpath, itr="last", deterministic=False):
-    """The spec's name for :func:`load_policy_and_env` (Spinning Up's "Experiment Outputs"
-    page calls ``_, get_action = load_policy(fpath)``): the same arguments (but
-    ``render_mode``, ``allowed_modules``), the same ``(env, get_action)``, the same errors.
-    """
+    """The spec's name for :func:`load_policy_and_env`, without ``render_mode`` and
+    ``allowed_modules``: the same ``(env, get_action)`` and errors."""
     return load_policy_and_env(fpath, itr, deterministic)
 
 
 def _clipped(env, get_action):
-    """``get_action`` with actions clipped to the bounds of a Box action space, as in training."""
+    """``get_action`` with actions clipped to the bounds of a Box action space."""
     from gymnasium import spaces
     space = env.action_space
     if not isinstance(space, spaces.Box):
@@ -170,7 +153,7 @@ def run_policy(env, get_action, max_ep_len=None, num_episodes=100, render=True):
     """Run episodes with ``get_action`` in ``env``, printing each episode's return.
 
     Actions for a ``Box`` action space are clipped to its bounds, as in training.
-    The summary is printed only: nothing is written to disk.
+    Nothing is written to disk.
 
     Args:
         env: a gymnasium environment with the spaces the agent was trained on.
@@ -217,12 +200,8 @@ def watch_policy(fpath, itr="last", deterministic=True, max_ep_len=None, seed=0,
                  frame_step=1, fps=30, width=4.0, allowed_modules=(), as_html=True):
     """Play one episode of a run's trained policy and return it as an inline animation.
 
-    For a notebook, where no window can open: the env draws off-screen
-    (``render_mode='rgb_array'``) and the frames become a matplotlib animation
-    embedded as JavaScript (no ffmpeg, nothing written to disk). In a cell::
-
-        from spinup.utils.test_policy import watch_policy
-        watch_policy("data/cp/cp_s0")
+    For a notebook, where no window can open: the env draws off-screen and the frames
+    become a matplotlib animation embedded as JavaScript (no ffmpeg, no files).
 
     Args:
         fpath (str): the run's output directory.
@@ -243,9 +222,8 @@ def watch_policy(fpath, itr="last", deterministic=True, max_ep_len=None, seed=0,
     Raises:
         FileNotFoundError, ValueError, ImportError: as :func:`load_pytorch_policy`;
             also ImportError for ``as_html`` without IPython.
-        RuntimeError: the run recorded no environment, or the environment cannot
-            draw frames (e.g. pygame is missing for the classic-control ones:
-            ``pip install 'spinup[video]'``).
+        RuntimeError: the run recorded no environment, or it cannot draw frames
+            (``pip install 'spinup[video]'`` brings pygame).
     """
     import gymnasium as gym
     from matplotlib import animation
@@ -257,7 +235,6 @@ def watch_policy(fpath, itr="last", deterministic=True, max_ep_len=None, seed=0,
     if env is None:
         raise RuntimeError(ENV_NOT_FOUND)
     frames, ep_ret, ep_len = [], 0.0, 0
-    # pygame draws off-screen for the episode; the session's own setting is put back.
     sdl_driver = os.environ.get("SDL_VIDEODRIVER")
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     try:
@@ -307,8 +284,7 @@ def watch_policy(fpath, itr="last", deterministic=True, max_ep_len=None, seed=0,
     return result
 
 
-# Matplotlib's HTML player draws its buttons with Font Awesome icons fetched from a CDN;
-# offline (and in the docs, which load nothing from the network) they would be blank.
+# The HTML player's Font Awesome icons (from a CDN) as unicode characters.
 _PLAYER_ICONS = {"fa-minus": "\u2212", "fa-fast-backward": "\u23ee", "fa-step-backward": "\u23f4",
                  "fa-play fa-flip-horizontal": "\u25c0", "fa-pause": "\u23f8",
                  "fa-play": "\u25b6", "fa-step-forward": "\u23f5",
@@ -316,16 +292,8 @@ _PLAYER_ICONS = {"fa-minus": "\u2212", "fa-fast-backward": "\u23ee", "fa-step-ba
 
 
 def offline_player(html):
-    """Make ``Animation.to_jshtml`` output load nothing from the network: no Font Awesome
-    ``<link>`` to a CDN, each button's icon written as a unicode character.
-
-    Args:
-        html (str): what ``matplotlib.animation.Animation.to_jshtml`` returned.
-
-    Returns:
-        str: the same player with no remote resource.
-    """
-    import re
+    """Make the ``str`` that ``Animation.to_jshtml`` returned load nothing from the
+    network: no Font Awesome ``<link>``, each button's icon a unicode character."""
     html = re.sub(r'<link[^>]*font-awesome[^>]*>', "", html)
     for icon, char in _PLAYER_ICONS.items():
         html = html.replace(f'<i class="fa {icon}"></i>', char)
@@ -362,16 +330,8 @@ def _first_line(error):
 
 
 def _make_watchable_env(args, itr):
-    """The run's environment for the chosen way of watching: a window, a video, or neither.
-
-    Returns ``None`` if the run recorded no environment. Rendering in a window is
-    tried once (a reset draws the first frame); if that fails, or there is no
-    display, a one-line note says so and a plain environment is returned.
-
-    Raises:
-        RuntimeError: ``--video`` and its dependencies (moviepy, and pygame for
-            the classic-control environments) are missing.
-    """
+    """The run's environment (or ``None``) for a window, a video, or neither; where a
+    window cannot open, a one-line note says so and a plain environment is returned."""
     if args.video:
         spec = _saved_env_spec(args.fpath, itr)
         if spec is not None and "mujoco" in str(spec.entry_point) \
@@ -394,21 +354,15 @@ def _make_watchable_env(args, itr):
             return env
         except Exception as e:  # pygame missing, no video device, GLFW failure ...
             reason = f"cannot render ({_first_line(e)})"
-            try:
+            with contextlib.suppress(Exception):
                 env.close()
-            except Exception:
-                pass
     print(f"test_policy: {reason}; running without rendering (-nr skips rendering, --video "
           "DIR records MP4s)", file=sys.stderr)
     return load_env(args.fpath, itr)
 
 
 def _with_video(env, video_dir):
-    """Wrap ``env`` (made with ``render_mode='rgb_array'``) to save each episode as an MP4.
-
-    Raises:
-        RuntimeError: moviepy, or the environment's renderer, is missing.
-    """
+    """Wrap ``env`` to save each episode as an MP4 (RuntimeError without its packages)."""
     if env is None:
         return None
     import gymnasium as gym
@@ -426,12 +380,8 @@ def _with_video(env, video_dir):
 
 
 def main(argv=None):
-    """``python -m spinup.run test_policy ...``.
-
-    Returns:
-        int: the exit code, 0 on success and 1 when the run cannot be loaded or
-        played (the reason is printed as one line).
-    """
+    """``python -m spinup.run test_policy ...``; returns the exit code, 0 or 1 (when the
+    run cannot be loaded or played, with the reason on one line)."""
     parser = _parser()
     args = parser.parse_args(argv)
     if args.episodes < 1:

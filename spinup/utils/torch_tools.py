@@ -1,17 +1,11 @@
 """Small PyTorch helpers that every algorithm uses the same way.
 
-- :func:`adam`: an Adam optimizer, fused into one kernel per step where this torch
-  supports a fused Adam on the CPU (torch 2.4 and newer), the plain one elsewhere.
-- :data:`RUN_THREADS` and :func:`torch_threads`: every algorithm trains inside
-  ``torch_threads(RUN_THREADS)``, so a run's numbers never depend on how it was launched;
-  the old thread count comes back afterwards, also when the block raises.
+- :func:`adam`: Adam, fused into one kernel per step where torch can on the CPU.
+- :data:`RUN_THREADS` and :func:`torch_threads`: the thread count every algorithm trains with.
 - :func:`polyak_update`: the target-network update of DDPG, TD3, SAC and DQN.
-- :class:`MLP`: the `nn.Sequential` every core.py builds its networks from, with a
-  forward pass that skips per-layer hook bookkeeping (acting calls it once per env step).
-- :func:`sample_categorical`, :func:`sample_diag_gaussian`: the on-policy actors'
-  acting draws, the numbers ``torch.distributions`` gives without building one.
-- :func:`resolve_device` and :class:`Placement`: the ``device`` argument of every
-  algorithm, checked once and turned into where the networks train and where they act.
+- :class:`MLP`: the ``nn.Sequential`` every core.py builds its networks from.
+- :func:`sample_categorical`, :func:`sample_diag_gaussian`: the on-policy actors' draws.
+- :func:`resolve_device` and :class:`Placement`: the ``device`` argument of every algorithm.
 """
 import contextlib
 import copy
@@ -23,52 +17,32 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-# torch.optim.Adam(fused=True) runs on CPU tensors from torch 2.4 on; before that it
-# raises "fused=True requires all the params to be floating point Tensors of
-# supported devices" for CPU parameters.
+# torch.optim.Adam(fused=True) takes CPU tensors from torch 2.4 on.
 _TORCH_VERSION = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
 FUSED_ADAM_ON_CPU = _TORCH_VERSION >= (2, 4)
 
-#: The torch intra-op thread count every algorithm trains with, whoever launched it.
-#: A reduction split over two threads adds its terms in another order than one thread
-#: does, and on some CPUs (AVX-512 Xeons, measured) that changes the last bits of a loss
-#: and from there the whole table. Fixing the count in the run, not in the launcher
-#: (which gives each of ``--jobs N`` variants ``cores // N`` threads), makes a serial
-#: grid, ``--jobs N``, Ray and a notebook give the same numbers. One thread is also the
-#: fastest choice for the small networks and batches of these algorithms (docs/benchmarks).
+#: The torch intra-op thread count every algorithm trains with, however it was launched
+#: (the count changes the order of sums, so the last bits of a loss on some CPUs).
 RUN_THREADS = 1
 
 
 def adam(params, lr, fused=None):
-    """Build ``torch.optim.Adam(params, lr=lr)``, fused where that is supported.
-
-    Both compute the same update; the fused one is one kernel per step, which helps
-    the many small updates of off-policy methods.
+    """Return ``torch.optim.Adam(params, lr=lr)``, fused (the same update in one kernel
+    per step) if ``fused``, which ``None`` makes :data:`FUSED_ADAM_ON_CPU`.
 
     Args:
         params: iterable of parameters (or parameter groups) to optimize.
         lr (float): learning rate, > 0.
-        fused (bool or None): force the choice; ``None`` uses the fused Adam when
-            :data:`FUSED_ADAM_ON_CPU` is true.
-
-    Returns:
-        torch.optim.Adam
+        fused (bool or None): whether to use the fused Adam.
     """
-    if fused is None:
-        fused = FUSED_ADAM_ON_CPU
-    if fused:
-        return torch.optim.Adam(params, lr=lr, fused=True)
-    return torch.optim.Adam(params, lr=lr)
+    fused = FUSED_ADAM_ON_CPU if fused is None else fused
+    return torch.optim.Adam(params, lr=lr, fused=True if fused else None)
 
 
 @contextlib.contextmanager
 def torch_threads(n):
-    """Context manager: ``torch.set_num_threads(n)`` inside the block, the previous
-    thread count restored on exit (normal or by an exception).
-
-    Args:
-        n (int or None): threads to use inside the block; ``None`` leaves them alone.
-    """
+    """Context manager: ``torch.set_num_threads(n)`` inside the block (``n=None`` leaves
+    the count alone), the previous count restored on exit, also by an exception."""
     previous = torch.get_num_threads()
     if n is not None:
         torch.set_num_threads(n)
@@ -81,10 +55,8 @@ def torch_threads(n):
 @torch.no_grad()
 def polyak_update(net, net_targ, polyak):
     """Move every parameter of ``net_targ`` towards ``net``:
-    ``theta_targ <- polyak * theta_targ + (1 - polyak) * theta``.
-
-    ``polyak = 0`` copies ``net`` into ``net_targ`` (DQN's hard update);
-    ``polyak`` close to 1 is the slow averaging of DDPG (Lillicrap et al. 2016, Alg. 1).
+    ``theta_targ <- polyak * theta_targ + (1 - polyak) * theta`` (Lillicrap et al. 2016,
+    Alg. 1); ``polyak = 0`` copies ``net`` (DQN's hard update).
 
     Args:
         net (torch.nn.Module): online network.
@@ -96,13 +68,9 @@ def polyak_update(net, net_targ, polyak):
 
 
 class MLP(nn.Sequential):
-    """An ``nn.Sequential`` that runs its layers with less Python overhead.
-
-    Same layers, parameter names and results as ``nn.Sequential``; ``forward`` calls
-    each layer's ``forward`` (``F.linear`` for ``nn.Linear``) without the per-layer
-    hook bookkeeping, which adds up when acting runs the network every env step.
-    Hooks on the inner layers therefore do not fire; hooks on the ``MLP`` itself do.
-    """
+    """An ``nn.Sequential`` whose ``forward`` skips the per-layer hook bookkeeping (acting
+    runs it every env step): same layers, parameter names and results, but hooks on the
+    inner layers do not fire (hooks on the ``MLP`` itself do)."""
 
     def forward(self, x):
         for layer in self:
@@ -114,30 +82,22 @@ class MLP(nn.Sequential):
         return x
 
 
-# ---- Sampling for acting: the numbers torch.distributions gives, without one ----
-# At batch size 1, building a Categorical or Normal object, sampling it and scoring the
-# sample costs more than the policy network itself. The on-policy actors act through
-# these two functions; their losses keep torch.distributions. tests/algos/test_acting.py
-# holds both to the distributions' numbers, bit for bit, with the same random stream.
+# ---- Sampling for acting: torch.distributions' numbers (bit for bit, same random
+# stream: tests/algos/test_acting.py) without the cost of building one per env step ----
 
 def sample_categorical(logits):
     """Draw ``a ~ Categorical(logits)`` and return ``(a, log p(a))``.
 
-    The log-probabilities are the normalised logits ``logits - logsumexp(logits)``
-    (as ``Categorical`` computes them). The draw is ``argmax_i p_i / E_i`` with
-    ``E_i ~ Exp(1)`` and ``p`` their softmax: the "exponential race", which index ``i``
-    wins with probability ``p_i``. It is how ``torch.multinomial`` draws one sample,
-    without its input checks, so the random stream is the one ``Categorical.sample``
-    uses.
+    The log-probabilities are ``logits - logsumexp(logits)``; the draw is
+    ``argmax_i p_i / E_i`` with ``E_i ~ Exp(1)`` (the "exponential race", which ``i`` wins
+    with probability ``p_i``), as ``torch.multinomial`` draws one sample.
 
     Args:
         logits (torch.Tensor): unnormalised log-probabilities, (..., n_actions).
 
     Returns:
-        tuple of torch.Tensor: actions (...,) as int64 and their log-probabilities (...,).
-
-    Non-finite logits give a non-finite log-probability: check it with
-    :func:`finite_logp` after converting it to numpy.
+        tuple of torch.Tensor: actions (...,) as int64 and their log-probabilities (...,),
+        non-finite for non-finite logits (check with :func:`finite_logp`).
     """
     logp_all = logits - logits.logsumexp(dim=-1, keepdim=True)
     p = torch.softmax(logp_all, dim=-1)
@@ -148,19 +108,16 @@ def sample_categorical(logits):
 def sample_diag_gaussian(mu, log_std):
     """Draw ``a ~ N(mu, diag(exp(log_std))^2)`` and return ``(a, log p(a))``.
 
-    The same ``torch.normal`` draw as ``Normal(mu, std).sample()`` and the Gaussian
-    log-density written out, ``-(a - mu)^2 / (2 std^2) - log std - log sqrt(2 pi)``,
-    in ``Normal.log_prob``'s order of operations, summed over the independent action
-    dimensions.
+    The draw of ``Normal(mu, std).sample()`` and the log-density
+    ``-(a - mu)^2 / (2 std^2) - log std - log sqrt(2 pi)`` summed over action dimensions.
 
     Args:
         mu (torch.Tensor): means, (..., act_dim).
         log_std (torch.Tensor): log standard deviations, (act_dim,), broadcast over mu.
 
     Returns:
-        tuple of torch.Tensor: actions (..., act_dim) and their log-densities (...,).
-
-    Non-finite means give a non-finite log-density (check it with :func:`finite_logp`).
+        tuple of torch.Tensor: actions (..., act_dim) and their log-densities (...,),
+        non-finite for non-finite means (check with :func:`finite_logp`).
 
     Raises:
         ValueError: a NaN standard deviation (``torch.normal`` refuses it).
@@ -175,16 +132,11 @@ def sample_diag_gaussian(mu, log_std):
 
 
 def finite_logp(logp):
-    """``logp`` (an ``np.ndarray`` of log-probabilities from :func:`sample_categorical` or
-    :func:`sample_diag_gaussian`, already converted), or ValueError if it is NaN or
-    infinite: NaN or inf logits, means or log stds (diverged weights) make it so.
-
-    The acting loops call it once per step. On the converted numpy array the check costs
-    about 1 µs; ``torch.isfinite(...).all()`` on the tensor cost 5-15 µs of a ~130 µs
-    PPO step (issue 44).
+    """Return ``logp`` (a numpy array of log-probabilities from :func:`sample_categorical`
+    or :func:`sample_diag_gaussian`); checked on numpy, cheaper than on the tensor.
 
     Raises:
-        ValueError: a non-finite entry (the message blames the policy's weights).
+        ValueError: a NaN or infinite entry (the policy's weights have diverged).
     """
     if not np.isfinite(logp).all():
         raise ValueError(_DIVERGED)
@@ -206,9 +158,7 @@ def resolve_device(algo, device, num_procs=1):
     """The ``torch.device`` a run of ``algo`` trains on, from its ``device`` argument.
 
     ``'auto'`` is the first GPU when ``torch.cuda.is_available()`` and the run can use
-    one (one process, not A3C), else the CPU. It asks only ``torch.cuda.is_available()``
-    and ``device_count()``, never for ``'cpu'`` or for A3C, and leaves torch's CUDA state
-    uninitialised (the command line checks every variant in its own process).
+    one (one process, not A3C), else the CPU. CUDA is left uninitialised.
 
     Args:
         algo (str): the algorithm, for messages (``'a3c'`` refuses every GPU).
@@ -227,12 +177,9 @@ def resolve_device(algo, device, num_procs=1):
     def refuse(why, error=ValueError):
         raise error(f"{algo}: device={device!r} is not allowed: {why}")
 
-    if isinstance(device, torch.device):
-        text = str(device)
-    elif isinstance(device, str):
-        text = device
-    else:
+    if not isinstance(device, (str, torch.device)):
         refuse(f"a string, {DEVICE_CHOICES}", TypeError)
+    text = str(device)
     if text == "cpu":
         return torch.device("cpu")
     gpu_possible = algo != "a3c" and num_procs == 1
@@ -263,17 +210,14 @@ def resolve_device(algo, device, num_procs=1):
 
 
 def _current_gpu():
-    """The GPU ``'cuda'`` means: torch's current one once CUDA is initialised, else 0
-    (asking torch would initialise it)."""
+    """The GPU ``'cuda'`` means: torch's current one once CUDA is initialised, else 0."""
     return torch.cuda.current_device() if torch.cuda.is_initialized() else 0
 
 
 def device_label(config, num_procs=1):
     """The device a run's ``config`` (its ``save_config`` dict) trains on, as
-    ``provenance.json`` records it: ``'cpu'``, or ``'cuda:N (<GPU name>)'``.
-
-    Configs without ``device`` (runs from before the argument, or a script's own
-    logger) are ``'cpu'``; a value :func:`resolve_device` refuses is written as given.
+    ``provenance.json`` records it: ``'cpu'`` (also without ``device``), or
+    ``'cuda:N (<GPU name>)'``; a value :func:`resolve_device` refuses is written as given.
     """
     value = config.get("device", "cpu")
     try:
@@ -288,13 +232,10 @@ def device_label(config, num_procs=1):
 class Placement:
     """Where an algorithm's networks train (``device``) and where it acts (the CPU).
 
-    On the CPU this is a pass-through: ``net`` trains and acts, :meth:`batch` returns
-    its argument and :meth:`refresh` does nothing, so a ``device='cpu'`` run computes
-    exactly what it computed before ``device`` existed. On a GPU ``net`` moves there
-    (build target networks and optimizers after this, from ``net``), each batch is
-    copied there before the update, and acting uses :attr:`actor`, a CPU copy of
-    ``net`` that :meth:`refresh` brings up to date after each round of updates, so an
-    env step makes no round trip to the GPU.
+    On the CPU this is a pass-through: ``net`` trains and acts, :meth:`batch` returns its
+    argument and :meth:`refresh` does nothing. On a GPU ``net`` moves there (build target
+    networks and optimizers after this, from ``net``), :meth:`batch` copies each batch
+    there, and acting uses :attr:`actor`, a CPU copy that :meth:`refresh` updates.
 
     Args:
         net (torch.nn.Module): the actor-critic (or Q-network), on the CPU.
@@ -306,8 +247,7 @@ class Placement:
         device: ``device``.
     """
 
-    #: Tests set this to True to run the GPU path (a separate acting copy, refreshed
-    #: after updates) on the CPU, where it must give the same numbers.
+    #: True: take the GPU path (a separate acting copy) on the CPU too (for tests).
     copy_on_cpu = False
 
     def __init__(self, net, device):
@@ -321,16 +261,14 @@ class Placement:
             self.actor = net
 
     def batch(self, data):
-        """``data`` (a dict of tensors and other values) with its tensors on
-        :attr:`device`; the dict itself when that is the CPU."""
+        """``data`` (a dict) with its tensors on :attr:`device` (the dict itself on the CPU)."""
         if self.device.type == "cpu":
             return data
         return {key: value.to(self.device) if torch.is_tensor(value)
                 else value for key, value in data.items()}
 
     def refresh(self):
-        """Copy the trained weights into :attr:`actor` (after an update round, after a
-        resume); nothing to do when they are one module."""
+        """Copy the trained weights into :attr:`actor` (nothing to do when they are one)."""
         if self._separate:
             with torch.no_grad():
                 self.actor.load_state_dict(self.net.state_dict())

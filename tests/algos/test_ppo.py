@@ -179,7 +179,7 @@ def test_ppo_early_stopping_logs_the_kl_that_stopped_it(tmp_path):
     (dict(lam=0.0), ValueError, "0 < lam <= 1"),
     (dict(pi_lr=0.0), ValueError, "pi_lr > 0"),
     (dict(vf_lr=-1e-3), ValueError, "vf_lr > 0"),
-    (dict(clip_ratio=0), ValueError, "clip_ratio > 0"),
+    (dict(clip_ratio=0), ValueError, "0 < clip_ratio < 1"),
     (dict(target_kl=float("nan")), ValueError, "target_kl > 0"),
     (dict(target_kl="0.01"), TypeError, "target_kl='0.01' is not allowed: a finite number"),
     (dict(max_ep_len=0), ValueError, "max_ep_len"),

@@ -220,7 +220,8 @@ def test_a_signal_before_a_variant_started_stops_at_once(tmp_path, monkeypatch, 
     assert time.time() - begin < grid_launch.SHUTDOWN_GRACE / 2
     out = capsys.readouterr().out
     assert re.search(r"not started +early_s0", out) and "stopping 0 running" in out
-    ray_handle = grid_launch._RayHandle(None, "", str(tmp_path / "x" / "output.log"), 1)
+    from spinup.utils import ray_launch
+    ray_handle = ray_launch._RayHandle(None, "", str(tmp_path / "x" / "output.log"), 1)
     assert not ray_handle.started and ray_handle.poll() is None   # no AttributeError
 
 

@@ -131,7 +131,7 @@ def test_setup_logger_kwargs_passes_overwrite_only_when_set(tmp_path):
     kwargs = setup_logger_kwargs("e", 0, str(tmp_path), overwrite=True)
     assert kwargs["overwrite"] is True
     first = EpochLogger(**kwargs)
-    first.log_tabular("Epoch", 0)   # a table without rows holds no run (logx.holds_run)
+    first.log_tabular("Epoch", 0)   # a table without rows holds no run (run_dir.holds_run)
     first.dump_tabular()
     first.output_file.close()
     second = EpochLogger(**kwargs)  # allowed a second time
@@ -181,7 +181,7 @@ def _probe(run_dir):
     """Run check_run_dir_free in another process; its stderr ('' when free)."""
     import subprocess
     import sys
-    code = ("import sys; from spinup.utils.logx import check_run_dir_free; "
+    code = ("import sys; from spinup.utils.run_dir import check_run_dir_free; "
             "check_run_dir_free(sys.argv[1])")
     return subprocess.run([sys.executable, "-c", code, str(run_dir)], capture_output=True,
                           text=True).stderr
@@ -189,7 +189,7 @@ def _probe(run_dir):
 
 def test_a_run_directory_belongs_to_one_live_logger(tmp_path):
     import gc
-    from spinup.utils.logx import LOCK_NAME
+    from spinup.utils.run_dir import LOCK_NAME
     logger = EpochLogger(output_dir=str(tmp_path / "run"))
     assert (tmp_path / "run" / LOCK_NAME).read_text() == f"{os.getpid()}\n"
     assert f"in use by another running process (pid {os.getpid()})" in _probe(tmp_path / "run")
@@ -205,7 +205,7 @@ def test_overwrite_clears_only_after_the_directory_is_claimed(tmp_path, monkeypa
     """Issue 44: the Logger checked the lock, cleared the directory, then took the lock, so
     two simultaneous --overwrite runs could both clear it. The claim now comes first, and a
     refused run gives it back."""
-    from spinup.utils import logx
+    from spinup.utils import logx, run_dir
     out = str(tmp_path / "run")
     first = logx.EpochLogger(output_dir=out)
     first.log_tabular("Epoch", 0)
@@ -214,10 +214,10 @@ def test_overwrite_clears_only_after_the_directory_is_claimed(tmp_path, monkeypa
     seen = []
     real_clear = logx._clear_run
     monkeypatch.setattr(logx, "_clear_run", lambda d, name: (
-        seen.append(logx._lock_path(d) in logx._held_locks), real_clear(d, name)))
+        seen.append(run_dir._lock_path(d) in run_dir._held_locks), real_clear(d, name)))
     with pytest.raises(FileExistsError):
         logx.EpochLogger(output_dir=out)   # refused: the claim is dropped again
-    assert logx._lock_path(out) not in logx._held_locks
-    assert not (tmp_path / "run" / logx.LOCK_NAME).exists()
+    assert run_dir._lock_path(out) not in run_dir._held_locks
+    assert not (tmp_path / "run" / run_dir.LOCK_NAME).exists()
     logx.EpochLogger(output_dir=out, overwrite=True)
     assert seen == [True]

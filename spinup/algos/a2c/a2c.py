@@ -59,12 +59,11 @@ import numpy as np
 import torch
 
 import spinup.algos.a2c.core as core
-from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, boolean, check_args,
-                                     check_finite_obs, check_finite_path, env_label, make_env,
-                                     nonneg, optional, positive, positive_int,
-                                     report_env_step_error, steps_over_procs, unit_interval)
-from spinup.utils.checkpoint import (episode_state, load_checkpoint, recorded, restore_episode,
-                                     restore_rng_state, rng_state, save_checkpoint)
+from spinup.utils.arg_checks import (BASIC_RULES, boolean, check_args, nonneg, optional, positive,
+                                     steps_over_procs, unit_interval)
+from spinup.utils.env_checks import (DISCRETE, FLAT_BOX, check_finite_obs,
+                                     check_finite_path, env_label, make_env, report_env_step_error)
+from spinup.utils.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
 from spinup.utils.mpi_tools import num_procs, proc_id
@@ -169,11 +168,9 @@ def compute_loss(ac, data, ent_coef, vf_coef):
 # What a2c accepts; checked by spinup.utils.arg_checks before anything is written
 # (and by the command line before it launches a run).
 ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(block="n_steps"),
-                 epochs=positive_int, n_steps=positive_int, gamma=unit_interval,
-                 lam=unit_interval, lr=positive, anneal_lr=boolean, ent_coef=nonneg,
-                 vf_coef=nonneg, max_grad_norm=optional(nonneg), max_ep_len=positive_int,
-                 save_freq=positive_int)
-SPACES = dict(obs=FLAT_BOX, act=(BOX, DISCRETE))
+                 gamma=unit_interval, lam=unit_interval, lr=positive, anneal_lr=boolean,
+                 ent_coef=nonneg, vf_coef=nonneg, max_grad_norm=optional(nonneg))
+SPACES = dict(obs=FLAT_BOX, act=(FLAT_BOX, DISCRETE))
 
 
 @report_env_step_error("a2c")
@@ -304,28 +301,8 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
         # ---- Checkpoint (written after each epoch's row; resume=True reads it) ----
         run_dir = logger.output_dir or logger_kwargs.get("output_dir")
-
-        def checkpoint_state(epochs_done):
-            """Everything the next epoch depends on (the lr schedule's position is
-            n_updates), as tensors and plain values."""
-            return dict(epoch=epochs_done, elapsed=time.time() - start_time, rng=rng_state(),
-                        ac=ac.state_dict(), optimizer=optimizer.state_dict(),
-                        n_updates=n_updates, adv_dtype=str(buf.adv_buf.dtype),
-                        episode=episode_state(env, obs, ep_ret, ep_len))
-
-        def restore(state):
-            """Undo checkpoint_state; returns the number of epochs already done."""
-            nonlocal obs, ep_ret, ep_len, start_time, n_updates
-            ac.load_state_dict(state["ac"])
-            placed.refresh()
-            optimizer.load_state_dict(state["optimizer"])
-            n_updates = state["n_updates"]
-            buf.adv_buf = buf.adv_buf.astype(state["adv_dtype"])
-            obs, ep_ret, ep_len = restore_episode(env, state["episode"])
-            restore_rng_state(state["rng"])
-            start_time = time.time() - state["elapsed"]
-            logger.keep_rows(state["epoch"], state.get("table"))
-            return state["epoch"]
+        ckpt = Checkpoint("a2c", logger, env=env, placed=placed,
+                          nets=dict(ac=ac, optimizer=optimizer))
 
         # ---- Losses: compute_loss above [A2C line 12] ----
 
@@ -354,7 +331,12 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         ep_ret, ep_len = 0, 0
         is_box = type(env.action_space).__name__ == "Box"
         n_updates = 0
-        first_epoch = restore(load_checkpoint(run_dir)) if logger.resuming else 0
+        first_epoch = 0
+        if logger.resuming:
+            saved = load_checkpoint(run_dir)
+            first_epoch, start_time, (obs, ep_ret, ep_len) = ckpt.restore(saved)
+            n_updates = saved["n_updates"]  # the lr schedule's position
+            buf.adv_buf = buf.adv_buf.astype(saved["adv_dtype"])
 
         for epoch in range(first_epoch, epochs):
             for _ in range(rollouts_per_epoch):  # [A2C line 2] one iteration k
@@ -409,7 +391,9 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             logger.log_tabular("Time", time.time() - start_time)
             logger.dump_tabular()
             if run_dir is not None:
-                save_checkpoint(run_dir, checkpoint_state(epoch + 1))
+                save_checkpoint(run_dir, ckpt.state(epoch + 1, start_time, (obs, ep_ret, ep_len),
+                                                    n_updates=n_updates,
+                                                    adv_dtype=str(buf.adv_buf.dtype)))
         env.close()
     return ac
 

@@ -64,12 +64,11 @@ import torch
 
 import spinup.algos.a3c.core as core
 from spinup.algos.a3c.workers import EpisodeDone, UpdateDone, WorkerPool
-from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, boolean, check_args,
-                                     check_finite_obs, check_finite_path, env_label, make_env,
-                                     nonneg, nonneg_int, optional, positive, positive_int,
-                                     report_env_step_error, single_process, unit_interval)
-from spinup.utils.checkpoint import (env_state, load_checkpoint, restore_env_state,
-                                     restore_rng_state, rng_state, save_checkpoint)
+from spinup.utils.arg_checks import (BASIC_RULES, boolean, check_args, nonneg, optional,
+                                     positive, single_process, unit_interval)
+from spinup.utils.env_checks import (DISCRETE, FLAT_BOX, check_finite_obs,
+                                     check_finite_path, env_label, make_env, report_env_step_error)
+from spinup.utils.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from spinup.utils.logx import EpochLogger
 from spinup.utils.torch_tools import RUN_THREADS, torch_threads
 
@@ -148,17 +147,13 @@ def env_action(a, action_space):
 
 # What a3c accepts; checked by spinup.utils.arg_checks before anything is written
 # (and by the command line before it launches a run).
-ARG_RULES = dict(BASIC_RULES, steps_per_epoch=positive_int, epochs=positive_int,
-                 num_workers=optional(positive_int), n_steps=positive_int,
-                 gamma=unit_interval, lam=unit_interval, lr=positive, anneal_lr=boolean,
-                 ent_coef=nonneg, vf_coef=nonneg, max_grad_norm=optional(nonneg),
-                 max_ep_len=positive_int, num_test_episodes=nonneg_int,
-                 save_freq=positive_int,
-                 num_cpu=single_process(
-                     "A3C starts its own worker processes: under mpiexec every rank would "
-                     "run a whole separate A3C. Run it without mpiexec and set "
-                     "num_workers=N instead (CLI: --num_workers N, not --cpu)"))
-SPACES = dict(obs=FLAT_BOX, act=(BOX, DISCRETE))
+ARG_RULES = dict(BASIC_RULES, gamma=unit_interval, lam=unit_interval, lr=positive,
+                 anneal_lr=boolean, ent_coef=nonneg, vf_coef=nonneg, max_grad_norm=optional(nonneg),
+                 num_cpu=single_process("A3C starts its own worker processes: under mpiexec every "
+                                        "rank would run a whole separate A3C. Run it without "
+                                        "mpiexec and set num_workers=N instead (CLI: "
+                                        "--num_workers N, not --cpu)"))
+SPACES = dict(obs=FLAT_BOX, act=(FLAT_BOX, DISCRETE))
 
 
 @report_env_step_error("a3c")
@@ -282,27 +277,7 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     # generators and test env. The workers' episodes are not saved: a resumed run's
     # workers start new episodes (A3C's asynchrony makes no two runs equal anyway).
     run_dir = logger.output_dir or logger_kwargs.get("output_dir")
-
-    def checkpoint_state(epochs_done):
-        return dict(epoch=epochs_done, elapsed=time.time() - start_time, T=int(T.value),
-                    ac=ac.state_dict(), optimizer=optimizer.state_dict(), rng=rng_state(),
-                    test_env=env_state(test_env))
-
-    def restore(state):
-        """Undo checkpoint_state in place (the tensors stay in shared memory)."""
-        nonlocal start_time
-        ac.load_state_dict(state["ac"])  # copies into the shared parameters
-        shared = [p for group in optimizer.param_groups for p in group["params"]]
-        for i, p in enumerate(shared):
-            for key, value in state["optimizer"]["state"][i].items():
-                optimizer.state[p][key].copy_(value)
-        T.value = state["T"]
-        restore_env_state(test_env, state["test_env"], "the test environment",
-                          new_episode=True)  # it is reset before each test episode
-        restore_rng_state(state["rng"])
-        start_time = time.time() - state["elapsed"]
-        logger.keep_rows(state["epoch"], state.get("table"))
-        return state["epoch"]
+    ckpt = Checkpoint("a3c", logger, nets=dict(ac=ac), test_env=test_env)
 
     def lr_at(steps):
         """Learning rate when the global counter is ``steps``."""
@@ -439,7 +414,16 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         logger.dump_tabular()
 
     start_time = time.time()
-    epoch = first_epoch = restore(load_checkpoint(run_dir)) if logger.resuming else 0
+    first_epoch = 0
+    if logger.resuming:   # ac's state is copied into the shared parameters
+        saved = load_checkpoint(run_dir)
+        first_epoch, start_time, _ = ckpt.restore(saved)
+        shared = [p for group in optimizer.param_groups for p in group["params"]]
+        for i, p in enumerate(shared):  # in place: the tensors stay in shared memory
+            for key, value in saved["optimizer"]["state"][i].items():
+                optimizer.state[p][key].copy_(value)
+        T.value = saved["T"]
+    epoch = first_epoch
     try:
         # One torch thread here (small nets; the cores are for the workers). [A3C line 2]
         with torch_threads(RUN_THREADS), pool.running(worker, (ac, optimizer, T)):
@@ -459,7 +443,8 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     logger.save_epoch_state({"env": test_env}, epoch, save_freq)
                     log_epoch(epoch, steps_now)
                     if run_dir is not None:
-                        save_checkpoint(run_dir, checkpoint_state(epoch + 1))
+                        save_checkpoint(run_dir, ckpt.state(epoch + 1, start_time, T=int(T.value),
+                                                            optimizer=optimizer.state_dict()))
                     if updates_file:
                         updates_file.flush()
                 # Each worker stops by itself once T >= T_max   [A3C line 8]

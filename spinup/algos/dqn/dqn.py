@@ -66,13 +66,11 @@ import torch.nn.functional as F
 
 import spinup.algos.dqn.core as core
 from spinup.utils import torch_tools
-from spinup.utils.arg_checks import (BASIC_RULES, DISCRETE, FLAT_BOX, boolean, check_args,
-                                     check_finite_reward, check_finite_rows, env_label, in_range,
-                                     make_env, nonneg_int, optional, positive, positive_int,
-                                     report_env_step_error, single_process, unit_interval)
-from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint, recorded,
-                                     replay_state, restore_env_state, restore_episode,
-                                     restore_replay, restore_rng_state, rng_state, save_checkpoint)
+from spinup.utils.arg_checks import (BASIC_RULES, boolean, check_args, in_range, optional,
+                                     positive, single_process, unit_interval)
+from spinup.utils.env_checks import (DISCRETE, FLAT_BOX, check_finite_reward, check_finite_rows,
+                                     env_label, make_env, report_env_step_error)
+from spinup.utils.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
 from spinup.utils.logx import EpochLogger
 from spinup.utils.torch_tools import RUN_THREADS, polyak_update, torch_threads
 
@@ -225,19 +223,13 @@ def q_target(q_net, q_targ, data, double=False):
 
 
 # What dqn accepts; checked by spinup.utils.arg_checks before anything is written
-# (and by the command line before it launches a run); arg_checks.COMMON_RULES adds
-# that every count (start_steps, update_after, save_freq ...) is a whole number.
-ARG_RULES = dict(BASIC_RULES, steps_per_epoch=positive_int, epochs=positive_int,
-                 replay_size=positive_int, gamma=unit_interval, lr=positive,
-                 batch_size=positive_int, start_steps=in_range(0), update_after=in_range(0),
-                 update_every=in_range(1), target_update_every=in_range(1),
-                 polyak=optional(unit_interval), eps_start=unit_interval,
-                 eps_end=unit_interval, eps_decay_steps=in_range(0), eps_test=unit_interval,
-                 double=boolean, dueling=boolean, prioritized_replay=boolean,
-                 per_alpha=in_range(0), per_beta=unit_interval, per_eps=positive,
-                 n_step=positive_int, huber=boolean, max_grad_norm=optional(positive),
-                 anneal_lr=boolean, num_test_episodes=nonneg_int, max_ep_len=in_range(1),
-                 save_freq=in_range(1),
+# (and by the command line before it launches a run), with arg_checks.COMMON_RULES:
+# the rules of the arguments several algorithms share (counts, sizes, epochs ...).
+ARG_RULES = dict(BASIC_RULES, gamma=unit_interval, lr=positive, polyak=optional(unit_interval),
+                 eps_start=unit_interval, eps_end=unit_interval, eps_test=unit_interval,
+                 double=boolean, dueling=boolean, prioritized_replay=boolean, per_alpha=in_range(0),
+                 per_beta=unit_interval, per_eps=positive, huber=boolean,
+                 max_grad_norm=optional(positive), anneal_lr=boolean,
                  num_cpu=single_process("DQN is a single-process algorithm"))
 SPACES = dict(obs=FLAT_BOX, act=DISCRETE)
 
@@ -380,34 +372,9 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
     # The epsilon, beta and learning-rate schedules are functions of the step t, so
     # restoring the epoch restores their positions (the lr also sits in optimizer).
     run_dir = logger.output_dir or logger_kwargs.get("output_dir")
-
-    def checkpoint_state(epochs_done):
-        """Everything the next epoch depends on, as tensors and plain values."""
-        return dict(epoch=epochs_done, elapsed=time.time() - start_time, rng=rng_state(),
-                    q_net=q_net.state_dict(), q_targ=q_targ.state_dict(),
-                    optimizer=optimizer.state_dict(), replay=replay_state(replay),
-                    episode=episode_state(env, o, ep_ret, ep_len),
-                    test_env=env_state(test_env))
-
-    def restore(state):
-        """Undo checkpoint_state; returns the number of epochs already done."""
-        nonlocal o, ep_ret, ep_len, start_time
-        q_net.load_state_dict(state["q_net"])
-        q_targ.load_state_dict(state["q_targ"])
-        optimizer.load_state_dict(state["optimizer"])
-        placed.refresh()
-        restore_replay(replay, state["replay"])
-        o, ep_ret, ep_len = restore_episode(env, state["episode"])
-        if ep_len == 0 and replay.size > 0:
-            # A new episode starts here (the env could not be restored exactly): mark the
-            # last stored transition as an episode end, so no n-step return spans both.
-            replay.end_buf[(replay.ptr - 1) % replay.max_size] = True
-        restore_env_state(test_env, state["test_env"], "the test environment",
-                          new_episode=True)  # it is reset before each test episode
-        restore_rng_state(state["rng"])
-        start_time = time.time() - state["elapsed"]
-        logger.keep_rows(state["epoch"], state.get("table"))
-        return state["epoch"]
+    ckpt = Checkpoint("dqn", logger, env=env, placed=placed,
+                      nets=dict(q_net=q_net, q_targ=q_targ, optimizer=optimizer),
+                      replay=replay, test_env=test_env)
 
     # ---- Losses ----
     def compute_loss_q(data):
@@ -485,7 +452,13 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
     # puts the caller's setting back, and the environments are closed, when training
     # ends or fails.
     with torch_threads(RUN_THREADS), closing(env), closing(test_env):
-        epochs_done = restore(load_checkpoint(run_dir)) if logger.resuming else 0
+        epochs_done = 0
+        if logger.resuming:
+            epochs_done, start_time, (o, ep_ret, ep_len) = ckpt.restore(load_checkpoint(run_dir))
+            if ep_len == 0 and replay.size > 0:
+                # A new episode starts here (the env could not be restored exactly): mark the
+                # last stored transition as an episode end, so no n-step return spans both.
+                replay.end_buf[(replay.ptr - 1) % replay.max_size] = True
         for epoch in range(epochs_done + 1, epochs + 1):  # [DQN line 3]
             for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
                 # [DQN line 4] only uniform actions during the first start_steps steps
@@ -532,6 +505,6 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
             logger.log_tabular("Time", time.time() - start_time)
             logger.dump_tabular()
             if run_dir is not None:
-                save_checkpoint(run_dir, checkpoint_state(epoch))
+                save_checkpoint(run_dir, ckpt.state(epoch, start_time, (o, ep_ret, ep_len)))
     return q_net
 

@@ -61,12 +61,11 @@ import numpy as np
 import torch
 
 import spinup.algos.ppo.core as core
-from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, check_args,
-                                     check_finite_obs, check_finite_path, env_label, in_range,
-                                     make_env, positive, positive_int, report_env_step_error,
+from spinup.utils.arg_checks import (BASIC_RULES, check_args, in_range, positive, positive_int,
                                      steps_over_procs, unit_interval)
-from spinup.utils.checkpoint import (episode_states, load_checkpoint, recorded, restore_episodes,
-                                     restore_rng_state, rng_state, save_checkpoint)
+from spinup.utils.env_checks import (DISCRETE, FLAT_BOX, check_finite_obs,
+                                     check_finite_path, env_label, make_env, report_env_step_error)
+from spinup.utils.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
 from spinup.utils.mpi_tools import mpi_avg, mpi_statistics_scalar, num_procs, proc_id
@@ -166,12 +165,11 @@ class PPOBuffer:
 
 # What ppo accepts; checked by spinup.utils.arg_checks before anything is written
 # (and by the command line before it launches a run).
-ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs("num_envs"), epochs=positive_int,
-                 gamma=unit_interval, clip_ratio=positive, pi_lr=positive, vf_lr=positive,
-                 train_pi_iters=positive_int, train_v_iters=positive_int,
-                 lam=in_range(0, 1, low_open=True), max_ep_len=positive_int,
-                 target_kl=positive, save_freq=positive_int, num_envs=positive_int)
-SPACES = dict(obs=FLAT_BOX, act=(BOX, DISCRETE))
+ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs("num_envs"), gamma=unit_interval,
+                 clip_ratio=in_range(0, 1, low_open=True, high_open=True), pi_lr=positive,
+                 vf_lr=positive, train_v_iters=positive_int, lam=in_range(0, 1, low_open=True),
+                 target_kl=positive, num_envs=positive_int)
+SPACES = dict(obs=FLAT_BOX, act=(FLAT_BOX, DISCRETE))
 
 
 @report_env_step_error("ppo")
@@ -197,7 +195,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             the whole batch, so a larger batch means less noisy steps.
         epochs (int): number of epochs (collect, then update), > 0.
         gamma (float): discount factor, ``0 <= gamma <= 1``.
-        clip_ratio (float): the epsilon of the clipped objective, > 0: a step gains
+        clip_ratio (float): the epsilon of the clipped objective, 0 < clip_ratio < 1: a step gains
             nothing from moving an action's probability ratio outside
             ``[1 - clip_ratio, 1 + clip_ratio]``. Usually 0.1 to 0.3.
         pi_lr (float): Adam learning rate of the policy, > 0.
@@ -307,29 +305,8 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
         # ---- Checkpoint (written after each epoch's row; resume=True reads it) ----
         run_dir = logger.output_dir or logger_kwargs.get("output_dir")
-
-        def checkpoint_state(epochs_done):
-            """Everything the next epoch depends on, as tensors and plain values."""
-            return dict(epoch=epochs_done, elapsed=time.time() - start_time, rng=rng_state(),
-                        ac=ac.state_dict(), pi_optimizer=pi_optimizer.state_dict(),
-                        vf_optimizer=vf_optimizer.state_dict(),
-                        episode=episode_states(sub_envs, o, ep_ret, ep_len),
-                        adv_dtype=str(buf.adv_buf.dtype))
-
-        def restore(state):
-            """Undo checkpoint_state; returns the number of epochs already done."""
-            nonlocal o, ep_ret, ep_len, start_time
-            ac.load_state_dict(state["ac"])
-            placed.refresh()
-            pi_optimizer.load_state_dict(state["pi_optimizer"])
-            vf_optimizer.load_state_dict(state["vf_optimizer"])
-            # buf.get() leaves float64 advantages behind after the first epoch.
-            buf.adv_buf = buf.adv_buf.astype(state["adv_dtype"])
-            o, ep_ret, ep_len = restore_episodes("ppo", sub_envs, state["episode"])
-            restore_rng_state(state["rng"])
-            start_time = time.time() - state["elapsed"]
-            logger.keep_rows(state["epoch"], state.get("table"))
-            return state["epoch"]
+        ckpt = Checkpoint("ppo", logger, env=sub_envs, placed=placed,
+                          nets=dict(ac=ac, pi_optimizer=pi_optimizer, vf_optimizer=vf_optimizer))
 
         # ---- Losses ----
         def compute_loss_pi(data):
@@ -402,7 +379,12 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         start_time = time.time()
         o = np.stack([e.reset(seed=seed + i)[0] for i, e in enumerate(sub_envs)])
         ep_ret, ep_len = np.zeros(num_envs), np.zeros(num_envs, dtype=int)
-        first_epoch = restore(load_checkpoint(run_dir)) if logger.resuming else 0
+        first_epoch = 0
+        if logger.resuming:
+            saved = load_checkpoint(run_dir)
+            first_epoch, start_time, (o, ep_ret, ep_len) = ckpt.restore(saved)
+            # buf.get() leaves float64 advantages behind after the first epoch.
+            buf.adv_buf = buf.adv_buf.astype(saved["adv_dtype"])
         for epoch in range(first_epoch, epochs):  # [PPO line 2]
             for t in range(local_steps):
                 # [PPO line 3] act with pi_k, all envs in one call; the envs get the
@@ -461,7 +443,8 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             logger.log_tabular("Time", time.time() - start_time)
             logger.dump_tabular()
             if run_dir is not None:
-                save_checkpoint(run_dir, checkpoint_state(epoch + 1))
+                save_checkpoint(run_dir, ckpt.state(epoch + 1, start_time, (o, ep_ret, ep_len),
+                                                    adv_dtype=str(buf.adv_buf.dtype)))
         for e in sub_envs:
             e.close()
     return ac

@@ -65,22 +65,18 @@ import numpy as np
 import torch
 
 import spinup.algos.sac.core as core
-from spinup.utils import torch_tools
-from spinup.utils.arg_checks import (BASIC_RULES, BOUNDED_BOX, FLAT_BOX, check_args,
-                                     check_finite_reward, check_finite_rows, env_label, in_range,
-                                     is_number, make_env, nonneg_int, optional, positive,
-                                     positive_int, report_env_step_error, Rule, single_process,
-                                     unit_interval)
-from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint, load_module_states,
-                                     module_states, recorded, replay_state, restore_env_state,
-                                     restore_episode, restore_replay, restore_rng_state, rng_state,
-                                     save_checkpoint)
+from spinup.utils.arg_checks import (BASIC_RULES, Rule, check_args, in_range, is_number, optional,
+                                     positive, single_process, unit_interval)
+from spinup.utils.env_checks import (BOUNDED_BOX, FLAT_BOX, check_finite_reward, check_finite_rows,
+                                     env_label, make_env, report_env_step_error)
+from spinup.utils.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
 from spinup.utils.logx import EpochLogger
-from spinup.utils.torch_tools import RUN_THREADS, polyak_update, torch_threads
+from spinup.utils.torch_tools import (RUN_THREADS, Placement, adam, polyak_update, resolve_device,
+                                      torch_threads)
 
 # Adam, fused into one kernel per step where this torch supports that on the CPU
 # (2.4 and newer), the plain one elsewhere. A module attribute, so tests can spy on it.
-Adam = torch_tools.adam
+Adam = adam
 
 
 class ReplayBuffer:
@@ -148,19 +144,13 @@ def _alpha_ok(alpha, ctx):
 
 
 # What sac accepts; checked by spinup.utils.arg_checks before anything is written
-# (and by the command line before it launches a run); arg_checks.COMMON_RULES adds
-# that every count (start_steps, update_after, save_freq ...) is a whole number.
-ARG_RULES = dict(BASIC_RULES, steps_per_epoch=positive_int, epochs=positive_int,
-                 replay_size=positive_int, gamma=unit_interval, polyak=unit_interval,
-                 lr=positive,
+# (and by the command line before it launches a run), with arg_checks.COMMON_RULES:
+# the rules of the arguments several algorithms share (counts, sizes, epochs ...).
+ARG_RULES = dict(BASIC_RULES, gamma=unit_interval, polyak=unit_interval, lr=positive,
                  alpha=Rule(_alpha_words, lambda a: isinstance(a, str) or is_number(a),
                             _alpha_ok, late=True),
-                 batch_size=positive_int, start_steps=in_range(0), update_after=in_range(0),
-                 update_every=positive_int, num_test_episodes=nonneg_int,
-                 max_ep_len=in_range(1), save_freq=in_range(1),
                  target_entropy=optional(in_range()),
-                 num_cpu=single_process("SAC does not average its updates over MPI "
-                                        "processes"))
+                 num_cpu=single_process("SAC does not average its updates over MPI processes"))
 SPACES = dict(obs=FLAT_BOX, act=BOUNDED_BOX)
 
 
@@ -274,7 +264,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     # [SAC line 1] actor-critic and an empty replay buffer; it trains on `device`, and
     # acting uses `actor` (itself on the CPU, else a CPU copy refreshed after updates)
     ac = actor_critic(observation_space, action_space, **ac_kwargs)
-    placed = torch_tools.Placement(ac, torch_tools.resolve_device("sac", device))
+    placed = Placement(ac, resolve_device("sac", device))
     actor = placed.actor
     # [SAC line 2] targets start as copies; only polyak_update moves them
     ac_targ = deepcopy(ac)
@@ -306,35 +296,11 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
     # ---- Checkpoint (written after each epoch's row; resume=True reads it) ----
     run_dir = logger.output_dir or logger_kwargs.get("output_dir")
-    nets_and_optimizers = dict(ac=ac, ac_targ=ac_targ, pi_optimizer=pi_optimizer,
-                               q_optimizer=q_optimizer, alpha_optimizer=alpha_optimizer)
-
-    def checkpoint_state(epochs_done):
-        """Everything the next epoch depends on, as tensors and plain values."""
-        return dict(module_states(**nets_and_optimizers), epoch=epochs_done,
-                    elapsed=time.time() - start_time, rng=rng_state(), alpha=alpha,
-                    replay=replay_state(replay_buffer),
-                    log_alpha=log_alpha.detach().clone() if learn_alpha else None,
-                    episode=episode_state(env, o, ep_ret, ep_len),
-                    test_env=env_state(test_env))
-
-    def restore(state):
-        """Undo checkpoint_state; returns the number of epochs already done."""
-        nonlocal o, ep_ret, ep_len, start_time, alpha
-        load_module_states(state, **nets_and_optimizers)
-        placed.refresh()
-        if learn_alpha:
-            with torch.no_grad():
-                log_alpha.copy_(state["log_alpha"])
-        alpha = state["alpha"]
-        restore_replay(replay_buffer, state["replay"])
-        o, ep_ret, ep_len = restore_episode(env, state["episode"])
-        restore_env_state(test_env, state["test_env"], "the test environment",
-                          new_episode=True)  # it is reset before each test episode
-        restore_rng_state(state["rng"])
-        start_time = time.time() - state["elapsed"]
-        logger.keep_rows(state["epoch"], state.get("table"))
-        return state["epoch"]
+    ckpt = Checkpoint("sac", logger, env=env, placed=placed,
+                      nets=dict(ac=ac, ac_targ=ac_targ, pi_optimizer=pi_optimizer,
+                                q_optimizer=q_optimizer, alpha_optimizer=alpha_optimizer,
+                                log_alpha=log_alpha if learn_alpha else None),
+                      replay=replay_buffer, test_env=test_env)
 
     # ---- Losses ----
     def compute_loss_q(data):
@@ -441,7 +407,11 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     # torch_threads puts the caller's setting back, and the environments are closed,
     # when training ends or fails.
     with torch_threads(RUN_THREADS), closing(env), closing(test_env):
-        epochs_done = restore(load_checkpoint(run_dir)) if logger.resuming else 0
+        epochs_done = 0
+        if logger.resuming:
+            saved = load_checkpoint(run_dir)
+            epochs_done, start_time, (o, ep_ret, ep_len) = ckpt.restore(saved)
+            alpha = saved["alpha"]
         for epoch in range(epochs_done + 1, epochs + 1):  # [SAC line 3]
             for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
                 # [SAC line 4] uniform over the box while t < start_steps, then the policy
@@ -488,6 +458,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             logger.log_tabular("Time", time.time() - start_time)
             logger.dump_tabular()
             if run_dir is not None:
-                save_checkpoint(run_dir, checkpoint_state(epoch))
+                save_checkpoint(run_dir, ckpt.state(epoch, start_time, (o, ep_ret, ep_len),
+                                                    alpha=alpha))
     return ac
 

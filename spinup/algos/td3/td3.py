@@ -58,14 +58,11 @@ import torch
 
 import spinup.algos.td3.core as core
 from spinup.utils import torch_tools
-from spinup.utils.arg_checks import (BASIC_RULES, BOUNDED_BOX, FLAT_BOX, check_args,
-                                     check_finite_reward, check_finite_rows, env_label, make_env,
-                                     nonneg, nonneg_int, positive, positive_int,
-                                     report_env_step_error, single_process, unit_interval)
-from spinup.utils.checkpoint import (env_state, episode_state, load_checkpoint, load_module_states,
-                                     module_states, recorded, replay_state, restore_env_state,
-                                     restore_episode, restore_replay, restore_rng_state, rng_state,
-                                     save_checkpoint)
+from spinup.utils.arg_checks import (BASIC_RULES, check_args, nonneg, positive,
+                                     single_process, unit_interval)
+from spinup.utils.env_checks import (BOUNDED_BOX, FLAT_BOX, check_finite_reward, check_finite_rows,
+                                     env_label, make_env, report_env_step_error)
+from spinup.utils.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
 from spinup.utils.logx import EpochLogger
 from spinup.utils.torch_tools import RUN_THREADS, polyak_update, torch_threads
 
@@ -126,15 +123,9 @@ class ReplayBuffer:
 
 # What td3 accepts; checked by spinup.utils.arg_checks before anything is written
 # (and by the command line before it launches a run).
-ARG_RULES = dict(BASIC_RULES, steps_per_epoch=positive_int, epochs=positive_int,
-                 replay_size=positive_int, gamma=unit_interval, polyak=unit_interval,
-                 pi_lr=positive, q_lr=positive, batch_size=positive_int,
-                 start_steps=nonneg_int, update_after=nonneg_int, update_every=positive_int,
-                 act_noise=nonneg, policy_delay=positive_int, target_noise=nonneg, noise_clip=nonneg,
-                 num_test_episodes=nonneg_int, max_ep_len=positive_int,
-                 save_freq=positive_int,
-                 num_cpu=single_process("TD3 does not average gradients over MPI "
-                                        "processes"))
+ARG_RULES = dict(BASIC_RULES, gamma=unit_interval, polyak=unit_interval, pi_lr=positive,
+                 q_lr=positive, act_noise=nonneg, target_noise=nonneg, noise_clip=nonneg,
+                 num_cpu=single_process("TD3 does not average gradients over MPI processes"))
 SPACES = dict(obs=FLAT_BOX, act=BOUNDED_BOX)
 
 
@@ -279,31 +270,10 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
     # ---- Checkpoint (written after each epoch's row; resume=True reads it) ----
     run_dir = logger.output_dir or logger_kwargs.get("output_dir")
-    nets_and_optimizers = dict(ac=ac, ac_targ=ac_targ, pi_optimizer=pi_optimizer,
-                               q_optimizer=q_optimizer)
-
-    def checkpoint_state(epochs_done):
-        """Everything the next epoch depends on, as tensors and plain values."""
-        return dict(module_states(**nets_and_optimizers), epoch=epochs_done,
-                    elapsed=time.time() - start_time, rng=rng_state(),
-                    replay=replay_state(replay_buffer), q_updates=q_updates,
-                    episode=episode_state(env, obs, ep_ret, ep_len),
-                    test_env=env_state(test_env))
-
-    def restore(state):
-        """Undo checkpoint_state; returns the number of epochs already done."""
-        nonlocal obs, ep_ret, ep_len, start_time, q_updates
-        load_module_states(state, **nets_and_optimizers)
-        placed.refresh()
-        restore_replay(replay_buffer, state["replay"])
-        obs, ep_ret, ep_len = restore_episode(env, state["episode"])
-        restore_env_state(test_env, state["test_env"], "the test environment",
-                          new_episode=True)  # it is reset before each test episode
-        restore_rng_state(state["rng"])
-        start_time = time.time() - state["elapsed"]
-        q_updates = state["q_updates"]
-        logger.keep_rows(state["epoch"], state.get("table"))
-        return state["epoch"]
+    ckpt = Checkpoint("td3", logger, env=env, placed=placed,
+                      nets=dict(ac=ac, ac_targ=ac_targ, pi_optimizer=pi_optimizer,
+                                q_optimizer=q_optimizer),
+                      replay=replay_buffer, test_env=test_env)
     logger.log(f"\nNumber of parameters: \t pi: {core.count_vars(ac.pi)}, "
                f"\t q1: {core.count_vars(ac.q1)}, \t q2: {core.count_vars(ac.q2)}\n")
 
@@ -398,7 +368,11 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     # puts the caller's setting back, and the environments are closed, when
     # training ends or fails.
     with torch_threads(RUN_THREADS), closing(env), closing(test_env):
-        epochs_done = restore(load_checkpoint(run_dir)) if logger.resuming else 0
+        epochs_done = 0
+        if logger.resuming:
+            saved = load_checkpoint(run_dir)
+            epochs_done, start_time, (obs, ep_ret, ep_len) = ckpt.restore(saved)
+            q_updates = saved["q_updates"]
         for epoch in range(epochs_done + 1, epochs + 1):  # [TD3 line 3]
             for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
                 # [TD3 line 4] uniform actions first, then the noisy policy
@@ -445,6 +419,7 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             logger.log_tabular("Time", time.time() - start_time)
             logger.dump_tabular()
             if run_dir is not None:
-                save_checkpoint(run_dir, checkpoint_state(epoch))
+                save_checkpoint(run_dir, ckpt.state(epoch, start_time, (obs, ep_ret, ep_len),
+                                                    q_updates=q_updates))
     return ac
 

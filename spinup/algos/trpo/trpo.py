@@ -75,12 +75,11 @@ import torch
 import spinup.algos.trpo.core as core
 from spinup.algos.trpo.core import (conjugate_gradient, flat_grad, get_flat_params,
                                     hessian_vector_product, set_flat_params)
-from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, check_args,
-                                     check_finite_obs, check_finite_path, env_label, in_range,
-                                     make_env, nonneg, nonneg_int, one_of, positive, positive_int,
-                                     report_env_step_error, steps_over_procs, unit_interval)
-from spinup.utils.checkpoint import (episode_state, load_checkpoint, recorded, restore_episode,
-                                     restore_rng_state, rng_state, save_checkpoint)
+from spinup.utils.arg_checks import (BASIC_RULES, check_args, in_range, nonneg, one_of,
+                                     positive, steps_over_procs, unit_interval)
+from spinup.utils.env_checks import (DISCRETE, FLAT_BOX, check_finite_obs,
+                                     check_finite_path, env_label, make_env, report_env_step_error)
+from spinup.utils.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
 from spinup.utils.mpi_tools import mpi_avg, mpi_statistics_scalar, num_procs, proc_id
@@ -194,14 +193,11 @@ def backtracking_line_search(policy, theta_old, full_step, evaluate, surr_old, d
 
 # What trpo and npg accept; checked by spinup.utils.arg_checks before anything is
 # written (and by the command line before it launches a run).
-ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(), epochs=positive_int,
-                 gamma=unit_interval, delta=positive, vf_lr=positive,
-                 train_v_iters=nonneg_int, damping_coeff=nonneg, cg_iters=positive_int,
-                 backtrack_iters=nonneg_int,
-                 backtrack_coeff=in_range(0, 1, low_open=True, high_open=True),
-                 lam=unit_interval, max_ep_len=positive_int, save_freq=positive_int,
+ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(), gamma=unit_interval,
+                 delta=positive, vf_lr=positive, damping_coeff=nonneg,
+                 backtrack_coeff=in_range(0, 1, low_open=True, high_open=True), lam=unit_interval,
                  algo=one_of("trpo", "npg"))
-SPACES = dict(obs=FLAT_BOX, act=(BOX, DISCRETE))
+SPACES = dict(obs=FLAT_BOX, act=(FLAT_BOX, DISCRETE))
 
 
 @report_env_step_error(None)
@@ -328,27 +324,8 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
     # ---- Checkpoint (written after each epoch's row; resume=True reads it) ----
     run_dir = logger.output_dir or logger_kwargs.get("output_dir")
-
-    def checkpoint_state(epochs_done):
-        """Everything the next epoch depends on, as tensors and plain values."""
-        return dict(epoch=epochs_done, elapsed=time.time() - start_time, rng=rng_state(),
-                    ac=ac.state_dict(), vf_optimizer=vf_optimizer.state_dict(),
-                    episode=episode_state(env, obs, ep_ret, ep_len),
-                    adv_dtype=str(buf.adv_buf.dtype))
-
-    def restore(state):
-        """Undo checkpoint_state; returns the number of epochs already done."""
-        nonlocal obs, ep_ret, ep_len, start_time
-        ac.load_state_dict(state["ac"])
-        placed.refresh()
-        vf_optimizer.load_state_dict(state["vf_optimizer"])
-        # buf.get() leaves float64 advantages behind after the first epoch.
-        buf.adv_buf = buf.adv_buf.astype(state["adv_dtype"])
-        obs, ep_ret, ep_len = restore_episode(env, state["episode"])
-        restore_rng_state(state["rng"])
-        start_time = time.time() - state["elapsed"]
-        logger.keep_rows(state["epoch"], state.get("table"))
-        return state["epoch"]
+    ckpt = Checkpoint(algo, logger, env=env, placed=placed,
+                      nets=dict(ac=ac, vf_optimizer=vf_optimizer))
 
     # ---- Losses ----
     def compute_surrogate(data):
@@ -429,7 +406,12 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     # the numbers do not depend on the launcher; torch_threads puts the caller's count
     # back, and the env is closed, when training ends or fails.
     with torch_threads(RUN_THREADS), closing(env):
-        first_epoch = restore(load_checkpoint(run_dir)) if logger.resuming else 0
+        first_epoch = 0
+        if logger.resuming:
+            saved = load_checkpoint(run_dir)
+            first_epoch, start_time, (obs, ep_ret, ep_len) = ckpt.restore(saved)
+            # buf.get() leaves float64 advantages behind after the first epoch.
+            buf.adv_buf = buf.adv_buf.astype(saved["adv_dtype"])
 
         for epoch in range(first_epoch, epochs):  # [TRPO line 2]
             for t in range(local_steps):
@@ -488,7 +470,8 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             logger.log_tabular("Time", time.time() - start_time)
             logger.dump_tabular()
             if run_dir is not None:
-                save_checkpoint(run_dir, checkpoint_state(epoch + 1))
+                save_checkpoint(run_dir, ckpt.state(epoch + 1, start_time, (obs, ep_ret, ep_len),
+                                                    adv_dtype=str(buf.adv_buf.dtype)))
     return ac
 
 

@@ -56,12 +56,11 @@ import numpy as np
 import torch
 
 import spinup.algos.vpg.core as core
-from spinup.utils.arg_checks import (BASIC_RULES, BOX, DISCRETE, FLAT_BOX, check_args,
-                                     check_finite_obs, check_finite_path, env_label, in_range,
-                                     make_env, positive, positive_int, report_env_step_error,
+from spinup.utils.arg_checks import (BASIC_RULES, check_args, in_range, positive, positive_int,
                                      steps_over_procs, unit_interval)
-from spinup.utils.checkpoint import (episode_state, load_checkpoint, recorded, restore_episode,
-                                     restore_rng_state, rng_state, save_checkpoint)
+from spinup.utils.env_checks import (DISCRETE, FLAT_BOX, check_finite_obs,
+                                     check_finite_path, env_label, make_env, report_env_step_error)
+from spinup.utils.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
 from spinup.utils.mpi_tools import mpi_statistics_scalar, num_procs, proc_id
@@ -151,11 +150,10 @@ class VPGBuffer:
 
 # What vpg accepts; checked by spinup.utils.arg_checks before anything is written
 # (and by the command line before it launches a run).
-ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(), epochs=positive_int,
-                 gamma=unit_interval, pi_lr=positive, vf_lr=positive,
-                 train_v_iters=positive_int, lam=in_range(0, 1, low_open=True),
-                 max_ep_len=positive_int, save_freq=positive_int)
-SPACES = dict(obs=FLAT_BOX, act=(BOX, DISCRETE))
+ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(), gamma=unit_interval,
+                 pi_lr=positive, vf_lr=positive, train_v_iters=positive_int,
+                 lam=in_range(0, 1, low_open=True))
+SPACES = dict(obs=FLAT_BOX, act=(FLAT_BOX, DISCRETE))
 
 
 @report_env_step_error("vpg")
@@ -275,29 +273,8 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
         # ---- Checkpoint (written after each epoch's row; resume=True reads it) ----
         run_dir = logger.output_dir or logger_kwargs.get("output_dir")
-
-        def checkpoint_state(epochs_done):
-            """Everything the next epoch depends on, as tensors and plain values."""
-            return dict(epoch=epochs_done, elapsed=time.time() - start_time, rng=rng_state(),
-                        ac=ac.state_dict(), pi_optimizer=pi_optimizer.state_dict(),
-                        vf_optimizer=vf_optimizer.state_dict(),
-                        episode=episode_state(env, o, ep_ret, ep_len),
-                        adv_dtype=str(buf.adv_buf.dtype))
-
-        def restore(state):
-            """Undo checkpoint_state; returns the number of epochs already done."""
-            nonlocal o, ep_ret, ep_len, start_time
-            ac.load_state_dict(state["ac"])
-            placed.refresh()
-            pi_optimizer.load_state_dict(state["pi_optimizer"])
-            vf_optimizer.load_state_dict(state["vf_optimizer"])
-            # buf.get() leaves float64 advantages behind after the first epoch.
-            buf.adv_buf = buf.adv_buf.astype(state["adv_dtype"])
-            o, ep_ret, ep_len = restore_episode(env, state["episode"])
-            restore_rng_state(state["rng"])
-            start_time = time.time() - state["elapsed"]
-            logger.keep_rows(state["epoch"], state.get("table"))
-            return state["epoch"]
+        ckpt = Checkpoint("vpg", logger, env=env, placed=placed,
+                          nets=dict(ac=ac, pi_optimizer=pi_optimizer, vf_optimizer=vf_optimizer))
 
         # ---- Losses ----
         def compute_loss_pi(data):
@@ -348,7 +325,12 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         o, _ = env.reset(seed=seed)
         env.action_space.seed(seed)
         ep_ret, ep_len = 0.0, 0
-        first_epoch = restore(load_checkpoint(run_dir)) if logger.resuming else 0
+        first_epoch = 0
+        if logger.resuming:
+            saved = load_checkpoint(run_dir)
+            first_epoch, start_time, (o, ep_ret, ep_len) = ckpt.restore(saved)
+            # buf.get() leaves float64 advantages behind after the first epoch.
+            buf.adv_buf = buf.adv_buf.astype(saved["adv_dtype"])
         for epoch in range(first_epoch, epochs):  # [VPG line 2]
             for t in range(local_steps):
                 # [VPG line 3] act with pi_k; the env gets the action clipped to its
@@ -402,7 +384,8 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             logger.log_tabular("Time", time.time() - start_time)
             logger.dump_tabular()
             if run_dir is not None:
-                save_checkpoint(run_dir, checkpoint_state(epoch + 1))
+                save_checkpoint(run_dir, ckpt.state(epoch + 1, start_time, (o, ep_ret, ep_len),
+                                                    adv_dtype=str(buf.adv_buf.dtype)))
         env.close()
     return ac
 

@@ -1,0 +1,94 @@
+"""Count the lines of each algorithm file that are support code, not the algorithm.
+
+Issue 44 asks that no algorithm file hold more than 45 lines that are not the
+algorithm. This script makes the count reproducible. A line counts as support when
+it belongs to a statement (its whole extent: continuation lines too) that uses one of
+the support mechanisms below; for a compound statement (``with``, ``try``, ``if``,
+``for``) only its header lines count, and its body is judged statement by statement.
+Docstrings, comments and blank lines never count.
+
+Support mechanisms: imports of ``spinup.utils``; argument rules (``ARG_RULES``,
+``SPACES``, ``check_args``); making, recording and closing envs (``make_env``,
+``recorded``, ``closing``, ``.close()``); thread and MPI setup (``torch_threads``,
+``setup_pytorch_for_mpi``); device placement (``Placement``, ``resolve_device``,
+``placed``); checkpoints (``Checkpoint``, ``ckpt``, ``load_checkpoint``,
+``save_checkpoint``, ``run_dir``, ``resuming``, and the whole of a local
+``checkpoint_state`` or ``restore`` function, as earlier versions had); error reports and finite checks
+(``report_env_step_error``, ``check_finite_*``, ``env_label``, ``except``). Usage::
+
+    python benchmarks/support_lines.py [FILE ...]   # default: the nine algorithm files
+"""
+import ast
+import glob
+import re
+import sys
+
+SUPPORT = re.compile(
+    r"\b(ARG_RULES|SPACES|check_args|make_env|recorded|closing|torch_threads|RUN_THREADS|"
+    r"setup_pytorch_for_mpi|Placement|resolve_device|placed|Checkpoint|ckpt|"
+    r"load_checkpoint|save_checkpoint|run_dir|resuming|report_env_step_error|"
+    r"check_finite_\w+|env_label|except)\b|\.close\(\)|from spinup\.utils")
+
+
+# Local functions that only save or restore a run (the closures of earlier versions).
+SUPPORT_FUNCTIONS = {"checkpoint_state", "restore"}
+
+
+def docstring_lines(node):
+    """Line numbers of ``node``'s docstring (empty if it has none)."""
+    first = node.body[0] if node.body else None
+    if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)):
+        return set(range(first.lineno, first.end_lineno + 1))
+    return set()
+
+
+def support_lines(path):
+    """The set of line numbers of ``path`` that are support code (rule above)."""
+    source = open(path).read()
+    lines = source.splitlines()
+    found = set()
+
+    def visit(body):
+        for node in body:
+            if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+                    and isinstance(node.value.value, str)):
+                continue  # a docstring
+            if isinstance(node, ast.FunctionDef) and node.name in SUPPORT_FUNCTIONS:
+                found.update(n for n in range(node.lineno, node.end_lineno + 1)
+                             if lines[n - 1].strip() and not lines[n - 1].strip().startswith(
+                                 ("#", '"""')) and n not in docstring_lines(node))
+                continue
+            inner = [getattr(node, name) for name in ("body", "orelse", "finalbody")
+                     if isinstance(getattr(node, name, None), list)]
+            inner += [h.body for h in getattr(node, "handlers", [])]
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) or inner:
+                first_inner = min((b[0].lineno for b in inner if b), default=node.end_lineno + 1)
+                header = range(node.lineno, first_inner)
+                for b in inner:
+                    visit(b)
+                for h in getattr(node, "handlers", []):  # an except clause is support
+                    found.add(h.lineno)
+            else:
+                header = range(node.lineno, node.end_lineno + 1)
+            decorators = [d.lineno for d in getattr(node, "decorator_list", [])]
+            for number in list(header) + decorators:
+                text = lines[number - 1].split("#")[0]
+                if text.strip() and SUPPORT.search(" ".join(
+                        lines[n - 1].split("#")[0] for n in header) if not inner and not
+                        isinstance(node, (ast.FunctionDef, ast.ClassDef)) else text):
+                    found.add(number)
+
+    visit(ast.parse(source).body)
+    return found
+
+
+def main():
+    paths = sys.argv[1:] or sorted(p for p in glob.glob("spinup/algos/*/*.py")
+                                   if not p.endswith(("core.py", "__init__.py", "workers.py")))
+    for path in paths:
+        print(f"{len(support_lines(path)):4d}  {path}")
+
+
+if __name__ == "__main__":
+    main()
