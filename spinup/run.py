@@ -25,6 +25,8 @@ import textwrap
 
 from spinup import ALGOS
 from spinup.user_config import DEFAULT_DATA_DIR
+from spinup.utils.run_entrypoint import (caused_by_ctrl_c, hold_ctrl_c, release_ctrl_c,
+                                         unwatch_ctrl_c, watch_ctrl_c)
 
 #: Algorithms that average gradients over MPI processes and so accept ``--cpu`` > 1.
 MPI_ALGOS = {"vpg", "trpo", "npg", "ppo", "a2c"}
@@ -393,7 +395,7 @@ def resume_run(cmd, args):
     logger_kwargs = dict(config.get("logger_kwargs") or {}, **output_options,
                          output_dir=run_dir, exp_name=exp_name, resume=True)
     logger_kwargs.pop("overwrite", None)
-    _release_ctrl_c()   # the checks are done; Ctrl-C must stop the resumed run
+    release_ctrl_c()   # the checks are done; Ctrl-C must stop the resumed run
     call_experiment(exp_name, algo, seed=kwargs.pop("seed", 0), num_cpu=ranks,
                     oversubscribe=True, logger_kwargs=logger_kwargs,
                     env_name=saved["env_name"], **kwargs)
@@ -492,20 +494,8 @@ def parse_and_execute_grid_search(cmd, args):
     from spinup.utils.arg_checks import check_cli
     for variant in grid.variants():
         check_cli(cmd, algo, dict(variant, num_cpu=run_kwargs.get("num_cpu", 1)))
-    _release_ctrl_c()   # the imports are done; Ctrl-C must stop the runs
+    release_ctrl_c()   # the imports are done; Ctrl-C must stop the runs
     grid.run(algo, **run_kwargs)
-
-
-#: The signal mask from before main() held Ctrl-C (None when it is not held).
-_mask_before_hold = None
-
-
-def _release_ctrl_c():
-    """Let a Ctrl-C held by main() through (it raises KeyboardInterrupt at once)."""
-    global _mask_before_hold
-    if _mask_before_hold is not None:
-        mask, _mask_before_hold = _mask_before_hold, None
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def main(argv=None):
@@ -519,17 +509,15 @@ def main(argv=None):
         Ctrl-C (143 on SIGTERM; see :mod:`spinup.utils.grid_launch`), else the
         failing experiment's code.
     """
-    global _mask_before_hold
-    from spinup.utils.run_entrypoint import caused_by_ctrl_c, watch_ctrl_c
     previous = watch_ctrl_c()
     # Ctrl-C is held during the imports (one inside torch's can abort the process) and
-    # let through by _release_ctrl_c, at the latest in the inner finally.
-    _mask_before_hold = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    # let through by release_ctrl_c, at the latest in the inner finally.
+    hold_ctrl_c()
     try:
         try:
             return _main(argv)
         finally:
-            _release_ctrl_c()
+            release_ctrl_c()
     except KeyboardInterrupt as e:   # Ctrl-C or SIGTERM, even during the imports
         if not getattr(e, "reported", False):   # else the launcher said what stopped
             print("Interrupted (Ctrl-C).", file=sys.stderr)
@@ -545,8 +533,7 @@ def main(argv=None):
         print("Interrupted (Ctrl-C).", file=sys.stderr)
         return 130
     finally:
-        if signal.getsignal(signal.SIGINT) is not previous:
-            signal.signal(signal.SIGINT, previous)
+        unwatch_ctrl_c(previous)
 
 
 def _main(argv):
@@ -558,7 +545,7 @@ def _main(argv):
     if cmd in ("plot", "test_policy"):
         from importlib import import_module
         command = import_module("spinup.utils." + cmd)
-        _release_ctrl_c()
+        release_ctrl_c()
         return command.main(rest) or 0
     if cmd not in ALGOS:
         hint = _did_you_mean(cmd, list(ALGOS) + ["plot", "test_policy", "help"])

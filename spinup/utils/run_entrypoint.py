@@ -79,6 +79,32 @@ def watch_ctrl_c():
     return previous
 
 
+def unwatch_ctrl_c(previous):
+    """Undo :func:`watch_ctrl_c`: put back ``previous``, the handler it returned."""
+    if signal.getsignal(signal.SIGINT) is not previous:
+        signal.signal(signal.SIGINT, previous)
+
+
+_mask_before_hold = None   # the signal mask from before hold_ctrl_c (None: nothing held)
+
+
+def hold_ctrl_c():
+    """Block SIGINT until :func:`release_ctrl_c`, e.g. during imports (a Ctrl-C inside
+    torch's can abort the process); a Ctrl-C meanwhile waits, it is not lost."""
+    global _mask_before_hold
+    if _mask_before_hold is None:
+        _mask_before_hold = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+def release_ctrl_c():
+    """Let a Ctrl-C held by :func:`hold_ctrl_c` through (it raises KeyboardInterrupt at
+    once); does nothing when none is held."""
+    global _mask_before_hold
+    if _mask_before_hold is not None:
+        mask, _mask_before_hold = _mask_before_hold, None
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
 def caused_by_ctrl_c(exc):
     """Whether ``exc`` came from a Ctrl-C: a ``KeyboardInterrupt`` is in its chain of causes
     and contexts, or a Ctrl-C has been seen since :func:`watch_ctrl_c`."""
