@@ -25,6 +25,7 @@ to the digit. On a machine with that signature the comparison is exact. Elsewher
 import importlib.util
 import inspect
 import json
+import os
 import os.path as osp
 import warnings
 
@@ -338,3 +339,22 @@ def test_harness_refusals_are_one_line_before_anything_runs(capsys):
     assert harness.main(["run", "--scale", "spec", "--part", "long"]) == 1
     out = capsys.readouterr().out
     assert "selects no run" in out and "finished and committed" not in out
+
+
+# The committed long runs (seed 0 of TD3 and SAC carried on to 1M): (algo, task, seed).
+LONG_RUNS = [(algo, task, 0) for algo in ("sac", "td3")
+             if osp.isdir(osp.join(RUNS, f"{algo}-1m"))
+             for task in sorted(os.listdir(osp.join(RUNS, f"{algo}-1m")))]
+
+
+@pytest.mark.parametrize("algo,task,seed", LONG_RUNS)
+def test_committed_long_run_begins_with_its_committed_300k_run(algo, task, seed):
+    """A long run is its seed's 300k run carried on (continued from its checkpoint, or,
+    where the checkpoint was not kept, started again from scratch): its first 75 rows are
+    the committed 300k run's, every column but ``Time``, to the digit. Reads committed
+    files only, so it holds on any machine."""
+    long = pd.read_table(osp.join(RUNS, f"{algo}-1m", task, f"s{seed}", "progress.txt"))
+    short = pd.read_table(osp.join(RUNS, algo, task, f"s{seed}", "progress.txt"))
+    assert len(short) == 75 and len(long) == 250
+    head = long.iloc[:len(short)].drop(columns="Time").reset_index(drop=True)
+    pd.testing.assert_frame_equal(head, short.drop(columns="Time"), check_exact=True)
