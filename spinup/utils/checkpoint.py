@@ -84,8 +84,10 @@ def save_checkpoint(output_dir, state):
         write_atomically(path, lambda tmp: torch.save(payload, tmp))
 
 
-def load_checkpoint(output_dir, rank=None):
+def load_checkpoint(output_dir, rank=None, mmap=False):
     """Read the checkpoint that :func:`save_checkpoint` wrote (this rank's by default).
+    ``mmap=True`` maps the file instead of reading it: the tensors (a replay buffer) are
+    read only where used, for a caller that wants the counters alone.
 
     Under MPI, ``rank=None`` is a collective call: a rank whose latest file is an epoch ahead
     of another's takes its file of the epoch before; all raise if no epoch fits.
@@ -97,7 +99,7 @@ def load_checkpoint(output_dir, rank=None):
     """
     from spinup.utils.mpi_tools import mpi_op, num_procs
     if rank is not None or num_procs() == 1:
-        return _read_checkpoint(output_dir, _my_rank() if rank is None else rank)
+        return _read_checkpoint(output_dir, _my_rank() if rank is None else rank, mmap=mmap)
     mine, error = None, None
     try:
         mine = _read_checkpoint(output_dir, _my_rank())
@@ -120,7 +122,7 @@ def load_checkpoint(output_dir, rank=None):
     return mine
 
 
-def _read_checkpoint(output_dir, rank, path=None):
+def _read_checkpoint(output_dir, rank, path=None, mmap=False):
     """One checkpoint file (rank ``rank``'s latest, or ``path``), checked."""
     import torch
     path = path or checkpoint_path(output_dir, rank)
@@ -129,7 +131,7 @@ def _read_checkpoint(output_dir, rank, path=None):
                                 "exist; checkpoints are written at the end of each epoch)")
     try:
         # map_location: a GPU run resumes on any device (states are copied where they go)
-        state = torch.load(path, weights_only=True, map_location="cpu")
+        state = torch.load(path, weights_only=True, map_location="cpu", mmap=mmap)
     except pickle.UnpicklingError as e:  # complete, but holds more than tensors and plain values
         if "weights_only" not in str(e).lower().replace(" ", "_"):
             raise ValueError(f"{output_dir}: corrupt checkpoint {path} (UnpicklingError); "

@@ -38,7 +38,7 @@ import time
 import zlib
 
 from spinup.utils.console import colorize, progress_line
-from spinup.utils.run_dir import check_run_dir_free, decide_start, holds_run
+from spinup.utils.run_dir import LaunchError, check_run_dir_free, decide_start, holds_run
 from spinup.utils.serialization_utils import convert_json
 
 DIV_LINE_WIDTH = 80
@@ -51,11 +51,6 @@ POLL_SECONDS = 0.5
 
 #: Seconds the experiments get to stop after a signal before they are killed.
 SHUTDOWN_GRACE = 30
-
-
-class LaunchError(ValueError):
-    """An experiment cannot start (unusable ``data_dir``, too many MPI processes,
-    two variants sharing a directory). Raised before anything is written."""
 
 
 class ExperimentError(RuntimeError):

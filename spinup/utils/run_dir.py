@@ -28,6 +28,12 @@ from spinup.utils.provenance import PROVENANCE_NAME
 from spinup.utils.serialization_utils import convert_json
 
 
+class LaunchError(ValueError):
+    """An experiment cannot start (unusable ``data_dir``, too many MPI processes,
+    two variants sharing a directory, a run that cannot be resumed). Raised before
+    anything is written."""
+
+
 def decide_start(output_dir, resume=False, overwrite=False, table_name="progress.txt"):
     """What a run started with ``resume``/``overwrite`` does with ``output_dir``.
 
@@ -81,7 +87,8 @@ def resume_point(run_dir):
     from spinup.utils.checkpoint import checkpoint_ranks, load_checkpoint
     ranks = checkpoint_ranks(run_dir)
     try:
-        done = min(int(load_checkpoint(run_dir, rank=r)["epoch"]) for r in range(max(1, ranks)))
+        done = min(int(load_checkpoint(run_dir, rank=r, mmap=True)["epoch"])
+                   for r in range(max(1, ranks)))
     except KeyError as e:
         raise ValueError(f"{run_dir}: its checkpoint has no {e} entry") from None
     return done, ranks
@@ -96,7 +103,6 @@ def read_run_config(run_dir):
         LaunchError: the file cannot be read, is not JSON, or holds no JSON object
             (one line naming the file).
     """
-    from spinup.utils.grid_launch import LaunchError
     path = osp.join(run_dir, "config.json")
     try:
         with open(path) as f:
@@ -129,7 +135,6 @@ def check_same_call(run_dir, fn, kwargs, config=None):
         LaunchError: one line naming the run and every differing argument; or
             :func:`read_run_config`'s, or a run of another algorithm.
     """
-    from spinup.utils.grid_launch import LaunchError
     config = read_run_config(run_dir) if config is None else config
     try:
         check_same_algorithm(fn.__name__, fn, run_dir, config)
@@ -168,7 +173,6 @@ def plan_resume(run, num_cpu):
             other arguments (:func:`check_same_call`).
     """
     from spinup.utils.checkpoint import checkpoint_path
-    from spinup.utils.grid_launch import LaunchError
     from spinup.utils.mpi_tools import _physical_cores
     if not osp.exists(checkpoint_path(run.output_dir)):
         if not holds_run(run.output_dir):

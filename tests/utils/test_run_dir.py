@@ -73,3 +73,22 @@ def test_resume_point_reads_every_rank(tmp_path):
     assert resume_point(str(tmp_path)) == (3, 2)
     with pytest.raises(FileNotFoundError):
         resume_point(str(tmp_path / "none"))
+
+
+def test_resume_point_maps_checkpoints_instead_of_reading_them(tmp_path, monkeypatch):
+    # Finding of issue 44: resume_point read every rank's whole checkpoint (a SAC
+    # replay buffer is ~170 MB) to learn one counter. It maps the files now; a
+    # damaged file is still refused in one line.
+    import torch
+
+    from spinup.utils.checkpoint import checkpoint_path, save_checkpoint
+    save_checkpoint(str(tmp_path), dict(epoch=2, buf=torch.zeros(1000, 100)))
+    calls, load = [], torch.load
+    monkeypatch.setattr(torch, "load", lambda *a, **k: calls.append(k) or load(*a, **k))
+    assert resume_point(str(tmp_path)) == (2, 1)
+    assert [k.get("mmap") for k in calls] == [True]
+    path = checkpoint_path(str(tmp_path))
+    with open(path, "r+b") as f:
+        f.truncate(os.path.getsize(path) // 2)
+    with pytest.raises(ValueError, match="corrupt checkpoint"):
+        resume_point(str(tmp_path))
