@@ -8,6 +8,10 @@ of this repository; it is unpacked with ``git archive`` into a temporary directo
 put first on ``PYTHONPATH`` for its half of the runs. Usage::
 
     python benchmarks/ab_versions.py 81102e7 [--algo sac] [--pairs 8] [--steps 3000]
+    python benchmarks/ab_versions.py --set MKL_CBWR=AVX2 ATEN_CPU_CAPABILITY=avx2
+
+With ``--set NAME=VALUE ...`` instead of ``REV``, the working tree is compared with itself
+run under those environment settings (the cost of a setting that fixes torch's kernels).
 
 ``--algo ppo`` times acting: PPO on CartPole-v1 with one env and one policy and one
 value step per epoch (``train_pi_iters=train_v_iters=1``), epochs of ``--steps``
@@ -59,8 +63,8 @@ print((time.process_time() - t) / (5 * steps) * 1e6)
 """
 
 
-def timed_run(algo, steps, pythonpath):
-    env = dict(os.environ, OMP_NUM_THREADS="1")
+def timed_run(algo, steps, pythonpath, settings=None):
+    env = dict(os.environ, OMP_NUM_THREADS="1", **(settings or {}))
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
     child = CHILD_PPO if algo == "ppo" else CHILD
@@ -69,13 +73,7 @@ def timed_run(algo, steps, pythonpath):
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("rev", help="git revision to compare the working tree with")
-    parser.add_argument("--algo", default="sac", choices=["sac", "td3", "ddpg", "ppo"])
-    parser.add_argument("--pairs", type=int, default=8)
-    parser.add_argument("--steps", type=int, default=3000)
-    args = parser.parse_args()
+def _compare_revision(args):
     archived = subprocess.run(["git", "-C", ROOT, "archive", args.rev, "spinup"],
                               capture_output=True)
     if archived.returncode != 0:
@@ -90,11 +88,37 @@ def main():
             times[args.rev].append(timed_run(args.algo, args.steps, old_tree))
             print(f"pair {i + 1}: working tree {times['working tree'][-1]:.2f}, "
                   f"{args.rev} {times[args.rev][-1]:.2f}", flush=True)
+    return times
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("rev", nargs="?", help="git revision to compare the working tree with")
+    parser.add_argument("--set", nargs="+", metavar="NAME=VALUE",
+                        help="compare the working tree with itself under these settings")
+    parser.add_argument("--algo", default="sac", choices=["sac", "td3", "ddpg", "ppo"])
+    parser.add_argument("--pairs", type=int, default=8)
+    parser.add_argument("--steps", type=int, default=3000)
+    args = parser.parse_args()
+    if (args.rev is None) == (args.set is None):
+        sys.exit("ab_versions: give a revision or --set NAME=VALUE ..., one of the two")
+    if args.set:
+        settings = dict(pair.partition("=")[::2] for pair in args.set)
+        other = " ".join(args.set)
+        times = {"working tree": [], other: []}
+        for i in range(args.pairs):
+            times["working tree"].append(timed_run(args.algo, args.steps, ROOT))
+            times[other].append(timed_run(args.algo, args.steps, ROOT, settings))
+            print(f"pair {i + 1}: as is {times['working tree'][-1]:.2f}, "
+                  f"with {other} {times[other][-1]:.2f}", flush=True)
+    else:
+        other = args.rev
+        times = _compare_revision(args)
     unit = "us per step" if args.algo == "ppo" else f"s of CPU for {args.steps} steps"
     for name, ts in times.items():
         print(f"{name:>14s}: median {statistics.median(ts):.2f}, fastest {min(ts):.2f} "
               f"({unit}, {args.algo})")
-    faster = sum(a < b for a, b in zip(times["working tree"], times[args.rev]))
+    faster = sum(a < b for a, b in zip(times["working tree"], times[other]))
     print(f"working tree faster in {faster} of {args.pairs} pairs")
 
 
