@@ -1,5 +1,6 @@
 """Shared pytest helpers: run the CLI in a subprocess or in this process, read
-progress.txt; and which tests run one at a time when the suite runs in parallel.
+progress.txt, load a script of ``benchmarks/``; and which tests run one at a time when
+the suite runs in parallel.
 
 The suite runs on every core (pytest-xdist, ``-n auto --dist loadgroup`` in
 pyproject.toml). Tests that send signals, kill processes, start Ray or MPI, or launch
@@ -32,6 +33,16 @@ def pytest_collection_modifyitems(config, items):
         if (item.get_closest_marker("serial") or SERIAL_NAMES.search(item.name)
                 or os.path.basename(str(item.fspath)) in SERIAL_MODULES):
             item.add_marker(pytest.mark.xdist_group("serial"))
+
+
+def load_benchmark(name):
+    """The script ``benchmarks/<name>.py`` imported as a module (they are not a package)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        f"benchmark_{name}", os.path.join(ROOT, "benchmarks", f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def run_cli(*args, timeout=600, check=True, env=None):

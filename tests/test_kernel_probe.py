@@ -1,21 +1,14 @@
 """benchmarks/kernel_probe.py names the torch operations that make two runs differ
 (issue 42: which kernel makes the first epochs differ across CPUs)."""
-import importlib.util
 import os.path as osp
+
+from conftest import load_benchmark
 
 ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
 
 
-def _probe():
-    spec = importlib.util.spec_from_file_location(
-        "kernel_probe", osp.join(ROOT, "benchmarks", "kernel_probe.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_compare_names_the_op_that_introduces_a_difference():
-    probe = _probe()
+    probe = load_benchmark("kernel_probe")
     a = [["aten.mm", "i1", "o1"], ["aten.softplus", "i2", "o2"], ["aten.add", "o2", "o3"],
          ["aten.tanh", "i4", "o4"]]
     b = [["aten.mm", "i1", "o1"], ["aten.softplus", "i2", "X2"], ["aten.add", "X2", "X3"],
@@ -31,6 +24,6 @@ def test_compare_names_the_op_that_introduces_a_difference():
 
 def test_two_runs_with_the_same_settings_are_identical(capsys):
     # Uninitialised memory (empty, set_) must not count as a difference.
-    probe = _probe()
+    probe = load_benchmark("kernel_probe")
     assert probe.main(["--algo", "sac", "--steps", "120", "--set", "SPINUP_UNUSED=1"]) == 0
     assert "identical" in capsys.readouterr().out

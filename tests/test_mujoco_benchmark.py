@@ -22,7 +22,6 @@ to the digit. On a machine with that signature the comparison is exact. Elsewher
   kind (SAC HalfCheetah on an AVX-512 Xeon: test return -117 against the committed
   -157): they are checked to be finite, not compared.
 """
-import importlib.util
 import inspect
 import json
 import os
@@ -33,18 +32,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import load_benchmark
+
 ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
 RUNS = osp.join(ROOT, "docs", "benchmarks", "mujoco", "runs", "here")
 CASES = [("vpg", "Hopper", 0), ("trpo", "Hopper", 0), ("ppo", "Hopper", 0),
          ("ddpg", "Hopper", 0), ("td3", "Walker2d", 0), ("sac", "HalfCheetah", 0)]
-
-
-def _harness():
-    spec = importlib.util.spec_from_file_location(
-        "mujoco_harness", osp.join(ROOT, "benchmarks", "mujoco.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _rounding_free(algo, config, columns, harness):
@@ -61,7 +54,7 @@ def test_first_epoch_matches_committed_run(algo, task, seed, tmp_path):
     pytest.importorskip("mujoco")
     import spinup
     from spinup.utils.provenance import numbers_signature, provenance
-    harness = _harness()
+    harness = load_benchmark("mujoco")
     run_dir = osp.join(RUNS, algo, task, f"s{seed}")
     with open(osp.join(run_dir, "config.json")) as f:
         config = json.load(f)
@@ -117,7 +110,7 @@ def test_columns_called_rounding_free_do_not_depend_on_the_networks(algo, tmp_pa
     import gymnasium as gym
 
     import spinup
-    harness = _harness()
+    harness = load_benchmark("mujoco")
     rows = []
     for hid in ((8,), (16, 16)):
         out = str(tmp_path / f"hid{len(hid)}")
@@ -144,7 +137,7 @@ def test_long_run_continues_the_finished_short_run(tmp_path, monkeypatch, one_th
     import gymnasium as gym
 
     from spinup import sac
-    harness = _harness()
+    harness = load_benchmark("mujoco")
     monkeypatch.setattr(harness, "STEPS_PER_EPOCH", 600)
     monkeypatch.setattr(harness, "RUNS_DIR", str(tmp_path / "committed"))
     monkeypatch.setitem(harness.SCALES, "here", {
@@ -178,7 +171,7 @@ def test_long_run_continues_the_finished_short_run(tmp_path, monkeypatch, one_th
 def test_performance_at_a_mark_uses_the_reference_grid_for_both():
     """``_at`` averages the same three evaluation points for our runs (one row per 4k
     steps) and for the reference (one row per 20k steps, counted from 0 or from 4k)."""
-    harness = _harness()
+    harness = load_benchmark("mujoco")
     ours = pd.DataFrame(dict(seed=0, steps=np.arange(4000, 300_001, 4000)))
     ours["perf"] = ours["steps"] / 1000.0
     theirs = pd.DataFrame(dict(seed=0, steps=np.arange(19_999, 300_000, 20_000)))
@@ -203,7 +196,7 @@ def test_extra_seeds_are_planned_collected_and_checked(tmp_path, monkeypatch):
     ``collect`` copies such a run once it is finished; ``--seeds`` outside both is an
     error before anything runs."""
     import argparse
-    harness = _harness()
+    harness = load_benchmark("mujoco")
     def seeds(**kw):
         return [r["seed"] for r in harness.plan("here", ["offpolicy"], ["sac"], ["HalfCheetah"],
                                                 **kw)]
@@ -238,7 +231,7 @@ def test_saturation_counts_stuck_seeds_and_skips_measured_ones(tmp_path, monkeyp
     appends one row per run; a rerun measures nothing again; the page's table counts a
     seed as stuck when at least 99% of its actions are at a bound."""
     pytest.importorskip("mujoco")
-    harness = _harness()
+    harness = load_benchmark("mujoco")
     monkeypatch.setattr(harness, "STEPS_PER_EPOCH", 600)
     monkeypatch.setattr(harness, "RUNS_DIR", str(tmp_path / "runs"))
     monkeypatch.setattr(harness, "PAGE_DIR", str(tmp_path))
@@ -286,7 +279,7 @@ def test_nocontact_runs_ant_without_contact_forces(tmp_path, monkeypatch, one_th
     forces in the observation (27 numbers), records that in the run's config, commits the
     finished run under ``experiments/<algo>-nocontact/Ant``, and refuses any other task."""
     pytest.importorskip("mujoco")
-    harness = _harness()
+    harness = load_benchmark("mujoco")
     monkeypatch.setattr(harness, "STEPS_PER_EPOCH", 200)
     monkeypatch.setattr(harness, "RUNS_DIR", str(tmp_path / "runs"))
     argv = ["nocontact", "--algo", "ppo", "--seeds", "0", "--steps", "400",
@@ -328,7 +321,7 @@ def test_harness_refusals_are_one_line_before_anything_runs(capsys):
     """Issue 45: ``run --jobs abc`` gave a ValueError traceback, ``speed --epochs 2``
     trained and then failed with an IndexError, and ``run --scale spec --part long`` (no
     such part at that scale) said every run was finished and committed."""
-    harness = _harness()
+    harness = load_benchmark("mujoco")
     for argv, words in ((["run", "--jobs", "abc"], "--jobs expects a positive integer"),
                         (["run", "--launcher", "ray", "--jobs", "2"], "--jobs is for the local"),
                         (["speed", "--epochs", "2"], "give at least 3")):

@@ -2,7 +2,6 @@
 the subcommand accepts, a --data_dir to read must exist, and every --help documents its
 options. Nothing here trains: the grid launcher's processes are replaced by stand-ins."""
 import argparse
-import importlib.util
 import json
 import os.path as osp
 import re
@@ -11,15 +10,10 @@ import sys
 
 import pytest
 
+from conftest import load_benchmark
+
 ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
 SCRIPT = osp.join(ROOT, "benchmarks", "mujoco.py")
-
-
-def _harness():
-    spec = importlib.util.spec_from_file_location("mujoco_harness_cli", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _subparsers(harness):
@@ -42,7 +36,7 @@ ONE_RUN = ["run", "--part", "onpolicy", "--algos", "vpg", "--envs", "Hopper", "-
 
 @pytest.fixture
 def harness(tmp_path, monkeypatch):
-    module = _harness()
+    module = load_benchmark("mujoco")
     monkeypatch.setattr(module, "RUNS_DIR", str(tmp_path / "committed"))
     return module
 
