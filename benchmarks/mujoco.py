@@ -532,7 +532,7 @@ def _verdict(ours, theirs):
     high = theirs.mean() + theirs.std(ddof=1)
     side = "below" if ours.mean() < low else "above" if ours.mean() > high else "inside"
     if side != "inside" and len(ours) < SEEDS_TO_DECIDE:
-        return f"undecided ({side}, {len(ours)} seeds)"
+        return f"undecided ({side}, {len(ours)} seed{'s' if len(ours) > 1 else ''})"
     return side
 
 
