@@ -351,3 +351,22 @@ def test_committed_long_run_begins_with_its_committed_300k_run(algo, task, seed)
     assert len(short) == 75 and len(long) == 250
     head = long.iloc[:len(short)].drop(columns="Time").reset_index(drop=True)
     pd.testing.assert_frame_equal(head, short.drop(columns="Time"), check_exact=True)
+
+
+def test_every_committed_run_has_its_provenance_and_no_machine_path():
+    """Issue 42: each committed run (benchmark and experiment) has a provenance.json,
+    either the run's own record or, for runs made before spinup wrote one, the note
+    saying so and how the run was reproduced; its config.json names no absolute path."""
+    root = osp.dirname(RUNS)
+    runs = [d for d, _, files in os.walk(root) if "progress.txt" in files]
+    assert len(runs) > 100
+    missing = [osp.relpath(d, root) for d in runs
+               if not osp.exists(osp.join(d, "provenance.json"))]
+    assert not missing, f"runs without provenance.json: {missing}"
+    for d in runs:
+        with open(osp.join(d, "provenance.json")) as f:
+            record = json.load(f)
+        assert "run" in record or "why" in record, d
+        with open(osp.join(d, "config.json")) as f:
+            output_dir = json.load(f).get("logger_kwargs", {}).get("output_dir", "")
+        assert not osp.isabs(output_dir or ""), d
