@@ -562,14 +562,14 @@ ENTRIES = [
     E("research-mujoco-hours", "intro/research.rst",
       "takes about 0.2 to 0.3 hours of one core for VPG, TRPO and PPO and about 2.4 for SAC here "
       "(medians of the committed runs, which shared the machine with other runs; the fastest "
-      "took 0.1 and 1.6)", ("0.2 to 0.3 hours", "2.4", "0.1 and 1.6"),
+      "took 0.1 and 1.4)", ("0.2 to 0.3 hours", "2.4", "0.1 and 1.4"),
       "python benchmarks/mujoco.py report", True, TODAY, HEAD, measure=mujoco_hours,
       anywhere=True, source=(BENCH + "mujoco/hours.inc", ()),
       note="timings of the committed runs (their Time column, on a shared machine); the "
            "check reads them from the table that report writes"),
     E("research-mujoco-protocol", "intro/research.rst",
-      "That page's whole protocol is about 36 run-hours, and the protocol of Spinning Up's own "
-      "benchmark (3M steps, up to ten seeds) about 800", ("36", "800"),
+      "That page's whole protocol is about 35 run-hours, and the protocol of Spinning Up's own "
+      "benchmark (3M steps, up to ten seeds) about 800", ("35", "800"),
       "python benchmarks/mujoco.py report", True, TODAY, HEAD, measure=mujoco_protocol,
       anywhere=True, source=(BENCH + "mujoco/hours.inc", ()),
       note="estimated by report from the committed runs' median rates; the check reads it"),
