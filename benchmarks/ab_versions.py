@@ -103,6 +103,9 @@ def main():
     if (args.rev is None) == (args.set is None):
         sys.exit("ab_versions: give a revision or --set NAME=VALUE ..., one of the two")
     if args.set:
+        bad = [pair for pair in args.set if "=" not in pair or pair.startswith("=")]
+        if bad:
+            sys.exit(f"ab_versions: --set takes NAME=VALUE, got {' '.join(bad)!r}")
         settings = dict(pair.partition("=")[::2] for pair in args.set)
         other = " ".join(args.set)
         times = {"working tree": [], other: []}

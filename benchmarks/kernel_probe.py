@@ -95,7 +95,7 @@ def _settings(pairs):
     env = {}
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
-        if not sep:
+        if not sep or not key:
             raise SystemExit(f"kernel_probe: a setting is NAME=VALUE, got {pair!r}")
         env[key] = value
     return env
@@ -106,9 +106,11 @@ def record(algo, settings, steps, env_name, defaults=False):
     env = dict(os.environ, **settings, PYTHONPATH=ROOT)
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "calls.json")
-        subprocess.run([sys.executable, "-c", CHILD, algo, out, str(steps), env_name,
-                        "1" if defaults else "0"],
-                       env=env, check=True, stdout=subprocess.DEVNULL)
+        done = subprocess.run([sys.executable, "-c", CHILD, algo, out, str(steps), env_name,
+                               "1" if defaults else "0"], env=env, stdout=subprocess.DEVNULL)
+        if done.returncode != 0:
+            raise SystemExit(f"kernel_probe: the {algo} run with {settings or 'no settings'} "
+                             f"failed (exit {done.returncode}); its error is above")
         with open(out) as f:
             return json.load(f)
 
@@ -142,6 +144,8 @@ def main(argv=None):
     p.add_argument("--set-a", nargs="*", default=[], help="NAME=VALUE for the first run")
     p.add_argument("--set-b", nargs="*", default=[], help="more NAME=VALUE for the second run")
     args = p.parse_args(argv)
+    if args.steps < 1:
+        p.error(f"--steps expects a positive integer, got {args.steps}")
     env_a, env_b = _settings(args.set_a), _settings(args.set + args.set_b)
     a, b = (record(args.algo, env, args.steps, args.env, args.defaults) for env in (env_a, env_b))
     introduced, n, first = compare(a["calls"], b["calls"])
