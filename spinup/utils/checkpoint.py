@@ -102,7 +102,7 @@ def load_checkpoint(output_dir, rank=None, mmap=False):
         return _read_checkpoint(output_dir, _my_rank() if rank is None else rank, mmap=mmap)
     mine, error = None, None
     try:
-        mine = _read_checkpoint(output_dir, _my_rank())
+        mine = _read_checkpoint(output_dir, _my_rank(), mmap=mmap)
     except (FileNotFoundError, ValueError) as e:
         error = e
     epoch = -1 if mine is None else int(mine["epoch"])
@@ -113,7 +113,7 @@ def load_checkpoint(output_dir, rank=None, mmap=False):
     if epoch > low:
         previous = previous_checkpoint_path(output_dir, _my_rank())
         try:
-            mine = _read_checkpoint(output_dir, _my_rank(), previous)
+            mine = _read_checkpoint(output_dir, _my_rank(), previous, mmap=mmap)
         except (FileNotFoundError, ValueError):
             mine = None
     if not int(mpi_op(1 if mine is not None and int(mine["epoch"]) == low else 0, "min")):
