@@ -365,14 +365,14 @@ def resume_run(cmd, args):
         if key in RESUME_OUTPUT_FLAGS and given in ([True], [False]):
             output_options[key] = given[0]
             continue
-        if key in ("epochs", "device") and len(given) == 1:
+        if key in ("epochs", "device", "cuda_graph") and len(given) == 1:
             _check_type(cmd, key, params[key].default, given[0])
             changed[key] = given[0]
             continue
         if len(given) != 1 or convert_json(given[0]) != _nested(saved, key):
             raise CLIError(f"{cmd}: --resume continues {run_dir} with its saved arguments; "
-                           f"--{key} {' '.join(raw)} differs from them (only --epochs "
-                           "and --device may change)")
+                           f"--{key} {' '.join(raw)} differs from them (only --epochs, "
+                           "--device and --cuda_graph may change)")
     kwargs = {key: _saved_value(config[key]) for key in params
               if key in config and key not in ("env_fn", "logger_kwargs")}
     kwargs.update(changed)

@@ -332,7 +332,7 @@ def test_cli_resume_may_change_the_device(tmp_path):
     assert read_json(run_dir, "config.json")["device"] == "auto"
     assert read_json(run_dir, "provenance.json")["resumed"][0]["device"] == "cpu"
     refused = run_here("vpg", "--resume", run_dir, "--epochs", 3, "--lam", 0.5)
-    assert refused.returncode == 2 and "only --epochs and --device may change" in refused.stderr
+    assert refused.returncode == 2 and "only --epochs, --device and --cuda_graph may change" in refused.stderr
 
 
 # ---- on a GPU only ----

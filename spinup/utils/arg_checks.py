@@ -277,7 +277,7 @@ COMMON_RULES = dict(
     **{name: nonneg_int for name in (
         "start_steps", "update_after", "eps_decay_steps", "num_test_episodes",
         "train_v_iters", "backtrack_iters")},
-    num_workers=optional(positive_int), device=_DeviceRule(),
+    num_workers=optional(positive_int), device=_DeviceRule(), cuda_graph=boolean,
     replay_size_vs_batch=Rule(_batch_words, is_int, lambda v, ctx: v >= max(
         1, _int_or(ctx.config.get("batch_size"), 1)), late=True),
     replay_size_vs_memory=Rule(_replay_memory_words, is_int, _replay_fits, late=True),

@@ -502,8 +502,11 @@ class Checkpoint:
         ep_len)`` to go on with (None without ``env``; a new one if it cannot be restored).
         Raises ValueError when the saved run stepped another number of envs."""
         import torch
+        from spinup.utils.torch_tools import load_optimizer
         for name, obj in self.nets.items():
-            if hasattr(obj, "load_state_dict"):
+            if isinstance(obj, torch.optim.Optimizer):   # keeps this device's settings
+                load_optimizer(obj, saved[name])
+            elif hasattr(obj, "load_state_dict"):
                 obj.load_state_dict(saved[name])
             elif obj is not None:
                 with torch.no_grad():

@@ -28,15 +28,55 @@ RUN_THREADS = 1
 
 def adam(params, lr, fused=None):
     """Return ``torch.optim.Adam(params, lr=lr)``, fused (the same update in one kernel
-    per step) if ``fused``, which ``None`` makes :data:`FUSED_ADAM_ON_CPU`.
+    per step) if ``fused``, which ``None`` makes :data:`FUSED_ADAM_ON_CPU`. Parameters on
+    a GPU get ``capturable=True`` instead (its step count stays on the GPU, so a CUDA
+    graph can hold the step; docs/user/gpu.rst).
 
     Args:
         params: iterable of parameters (or parameter groups) to optimize.
         lr (float): learning rate, > 0.
-        fused (bool or None): whether to use the fused Adam.
+        fused (bool or None): whether to use the fused Adam (on the CPU).
     """
+    params = list(params)
+    first = params[0]["params"][0] if params and isinstance(params[0], dict) else (
+        params[0] if params else None)
+    if first is not None and first.is_cuda:
+        return torch.optim.Adam(params, lr=torch.tensor(float(lr), device=first.device),
+                                capturable=True)
     fused = FUSED_ADAM_ON_CPU if fused is None else fused
     return torch.optim.Adam(params, lr=lr, fused=True if fused else None)
+
+
+def set_lr(optimizer, value):
+    """Set every parameter group's step size to ``value`` (float). A tensor step size (a
+    GPU optimizer's, from :func:`adam`) is refilled in place, so that a CUDA graph holding
+    the optimizer's step reads the new value."""
+    for group in optimizer.param_groups:
+        if torch.is_tensor(group["lr"]):
+            group["lr"].fill_(value)
+        else:
+            group["lr"] = value
+
+
+def load_optimizer(optimizer, state):
+    """``optimizer.load_state_dict(state)``, keeping the settings this device built it
+    with: a run trained on a GPU (capturable Adam, tensor step size) goes on on the CPU
+    (fused Adam, float step size) and the reverse. The saved step size is kept as a value.
+    """
+    built = [dict(group) for group in optimizer.param_groups]
+    optimizer.load_state_dict(state)
+    for group, mine in zip(optimizer.param_groups, built):
+        lr = float(group["lr"])
+        for key in ("capturable", "fused", "foreach", "differentiable"):
+            if key in mine:
+                group[key] = mine[key]
+        group["lr"] = mine["lr"].fill_(lr) if torch.is_tensor(mine["lr"]) else lr
+        for p in group["params"]:   # a capturable (GPU) Adam keeps its step count there
+            step = optimizer.state.get(p, {}).get("step")
+            if torch.is_tensor(step) and (group.get("capturable") or group.get("fused")):
+                optimizer.state[p]["step"] = step.to(p.device, torch.float32)
+            elif torch.is_tensor(step):
+                optimizer.state[p]["step"] = step.to("cpu", torch.float32)
 
 
 @contextlib.contextmanager
@@ -63,7 +103,11 @@ def polyak_update(net, net_targ, polyak):
         net_targ (torch.nn.Module): target network with the same parameter layout.
         polyak (float): in ``[0, 1]``.
     """
-    for p, p_targ in zip(net.parameters(), net_targ.parameters()):
+    params, targets = list(net.parameters()), list(net_targ.parameters())
+    if params and params[0].is_cuda:   # one kernel for all, not one per tensor
+        torch._foreach_lerp_(targets, params, 1.0 - polyak)
+        return
+    for p, p_targ in zip(params, targets):
         p_targ.lerp_(p, 1.0 - polyak)
 
 

@@ -61,6 +61,7 @@ from spinup.utils.env_checks import (BOUNDED_BOX, FLAT_BOX, check_finite_reward,
                                      env_label, make_env, report_env_step_error)
 from spinup.utils.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
 from spinup.utils.logx import EpochLogger
+from spinup.utils.update_graph import UpdateRound
 from spinup.utils.torch_tools import RUN_THREADS, polyak_update, torch_threads
 
 # The optimizer factory: Adam, fused where this torch supports it on the CPU. One
@@ -131,7 +132,8 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
          steps_per_epoch=4000, epochs=100, replay_size=int(1e6), gamma=0.99,
          polyak=0.995, pi_lr=1e-3, q_lr=1e-3, batch_size=100, start_steps=10000,
          update_after=1000, update_every=50, act_noise=0.1, num_test_episodes=10,
-         max_ep_len=1000, logger_kwargs=dict(), save_freq=1, device="cpu"):
+         max_ep_len=1000, logger_kwargs=dict(), save_freq=1, device="cpu",
+         cuda_graph=True):
     """Train a deterministic policy and its Q-function with DDPG.
 
     Args:
@@ -182,7 +184,9 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             every ``save_freq`` epochs (>= 1) a copy ``model{epoch}.pt`` is kept
             (epochs save_freq, 2 save_freq, ...; epochs count from 1).
         device (str): where the networks train, ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or
-            ``'auto'``; replay and acting stay on the CPU (docs/user/running.rst).
+            ``'auto'``; acting stays on the CPU (docs/user/gpu.rst).
+        cuda_graph (bool): on a GPU, capture each round of ``update_every`` updates
+            once as a CUDA graph and replay it (False: launch each kernel from Python).
 
     The actor-critic must provide (``B`` a batch size, ``n = act_dim``; ``pi`` and
     ``q`` work in the policy's units ``[-1, 1]^n``):
@@ -272,7 +276,7 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             q_next = ac_targ.q(next_obs, ac_targ.pi(next_obs))
             y = rew + gamma * (1 - done) * q_next   # [DDPG line 12]
         loss = (q_sa - y).pow(2).mean()
-        return loss, dict(QVals=q_sa.detach().cpu().numpy())
+        return loss, dict(QVals=q_sa.detach())
 
     def compute_loss_pi(data):
         """``-mean Q(s, mu(s))``: its gradient is minus the deterministic policy
@@ -282,7 +286,8 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
     # ---- Update ----
     def update(data):
-        """One gradient step on Q, one on the policy, one target update."""
+        """One gradient step on Q, one on the policy, one target update; returns the
+        values to log, as tensors."""
         q_optimizer.zero_grad()
         loss_q, q_info = compute_loss_q(data)
         loss_q.backward()
@@ -299,7 +304,12 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             p.requires_grad_(True)
 
         polyak_update(ac, ac_targ, polyak)      # [DDPG line 15]
-        logger.store(LossQ=loss_q.item(), LossPi=loss_pi.item(), **q_info)
+        return dict(LossQ=loss_q.detach(), LossPi=loss_pi.detach(), **q_info)
+
+    # [DDPG line 11] update_every steps per round, each on a new batch; on a GPU the
+    # buffer is copied there and the round may be replayed as one CUDA graph
+    update_round = UpdateRound("ddpg", update, replay_buffer, batch_size, update_every,
+                               placed.device, cuda_graph, log=logger.log)
 
     # ---- Acting (training and test episodes alike) ----
     def policy_action(obs, explore):
@@ -367,8 +377,7 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
                 # [DDPG line 9] [DDPG line 10] update_every gradient steps every update_every env steps
                 if t >= update_after and t % update_every == 0:
-                    for _ in range(update_every):   # [DDPG line 11]
-                        update(placed.batch(replay_buffer.sample_batch(batch_size)))
+                    logger.store(**update_round())   # [DDPG line 11]
                     placed.refresh()
 
             # ---- End of epoch: save, test, log ---- [DDPG line 16]

@@ -72,7 +72,8 @@ from spinup.utils.env_checks import (DISCRETE, FLAT_BOX, check_finite_reward, ch
                                      env_label, make_env, report_env_step_error)
 from spinup.utils.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
 from spinup.utils.logx import EpochLogger
-from spinup.utils.torch_tools import RUN_THREADS, polyak_update, torch_threads
+from spinup.utils.torch_tools import RUN_THREADS, polyak_update, set_lr, torch_threads
+from spinup.utils.update_graph import CapturedCall
 
 # Adam, fused into one kernel per step where this torch supports that on the CPU
 # (2.4 and newer), the plain one elsewhere. A module attribute, so tests can spy on it.
@@ -242,7 +243,7 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
         eps_decay_steps=10000, eps_test=0.0, double=False, dueling=False,
         prioritized_replay=False, per_alpha=0.6, per_beta=0.4, per_eps=1e-6, n_step=1,
         huber=True, max_grad_norm=10.0, anneal_lr=True, num_test_episodes=10,
-        max_ep_len=1000, logger_kwargs=dict(), save_freq=1, device="cpu"):
+        max_ep_len=1000, logger_kwargs=dict(), save_freq=1, device="cpu", cuda_graph=True):
     """Train a DQN agent (with the chosen extensions) and return its Q-network.
 
     The defaults solve CartPole-v1 (test return 500) within 100k steps for the seeds
@@ -317,7 +318,9 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
             every ``save_freq`` epochs (>= 1) a copy ``model{epoch}.pt`` is kept
             (epochs save_freq, 2 save_freq, ...; epochs count from 1).
         device (str): where the networks train, ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or
-            ``'auto'``; replay and acting stay on the CPU (docs/user/running.rst).
+            ``'auto'``; replay and acting stay on the CPU (docs/user/gpu.rst).
+        cuda_graph (bool): on a GPU, capture the gradient step once as a CUDA graph and
+            replay it (False: launch each kernel from Python).
 
     Returns:
         nn.Module: the trained Q-network.
@@ -394,30 +397,39 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
         return per_sample.mean(), q.detach(), td_error.detach()
 
     # ---- Update ----
-    def update(t):
-        """One gradient step at env step ``t`` ([DQN line 8] to [DQN line 13])."""
-        # [DQN line 8] prioritized replay: beta rises linearly from per_beta to 1
-        if prioritized_replay:
-            beta = per_beta + (1.0 - per_beta) * min(t / total_steps, 1.0)
-            data = placed.batch(replay.sample_batch(batch_size, beta))
-        else:
-            data = placed.batch(replay.sample_batch(batch_size))
-
-        # [DQN line 11]
-        if anneal_lr:
-            optimizer.param_groups[0]["lr"] = lr * (1.0 - t / total_steps)
+    def gradient_step(data, key=0):
+        """[DQN line 11] [DQN line 13] One Adam step on batch ``data`` and the soft target
+        update; returns tensors (on a GPU this may be a replayed CUDA graph)."""
         optimizer.zero_grad()
         loss, q, td_error = compute_loss_q(data)
         loss.backward()
         if max_grad_norm is not None:
             torch.nn.utils.clip_grad_norm_(q_net.parameters(), max_grad_norm)
         optimizer.step()
-
-        if prioritized_replay:   # [DQN line 12]
-            replay.update_priorities(data["idxs"], td_error.cpu().numpy())
         if polyak is not None:   # [DQN line 13] soft form
             polyak_update(q_net, q_targ, polyak)
-        logger.store(LossQ=loss.item(), QVals=q.cpu().numpy())
+        return dict(loss=loss.detach(), q=q, td_error=td_error)
+
+    # on a GPU: the batch is copied into fixed tensors there and the step replayed
+    step_call = CapturedCall("dqn", gradient_step, placed.device, cuda_graph, logger.log)
+
+    def update(t):
+        """One gradient step at env step ``t`` ([DQN line 8] to [DQN line 13])."""
+        # [DQN line 8] prioritized replay: beta rises linearly from per_beta to 1
+        if prioritized_replay:
+            beta = per_beta + (1.0 - per_beta) * min(t / total_steps, 1.0)
+            data = replay.sample_batch(batch_size, beta)
+        else:
+            data = replay.sample_batch(batch_size)
+
+        # [DQN line 11]
+        if anneal_lr:
+            set_lr(optimizer, lr * (1.0 - t / total_steps))
+        out = step_call({key: value for key, value in data.items() if key != "idxs"})
+
+        if prioritized_replay:   # [DQN line 12]
+            replay.update_priorities(data["idxs"], out["td_error"].cpu().numpy())
+        logger.store(LossQ=out["loss"].item(), QVals=out["q"].cpu().numpy())
 
     # ---- Acting (training and test episodes alike) ----
     def epsilon_greedy(o, eps, action_space, uniform=False):
@@ -501,7 +513,7 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
             logger.log_tabular("QVals", with_min_and_max=True)
             logger.log_tabular("LossQ", average_only=True)
             logger.log_tabular("Epsilon", eps)
-            logger.log_tabular("LR", optimizer.param_groups[0]["lr"])
+            logger.log_tabular("LR", float(optimizer.param_groups[0]["lr"]))
             logger.log_tabular("Time", time.time() - start_time)
             logger.dump_tabular()
             if run_dir is not None:

@@ -71,6 +71,7 @@ from spinup.utils.env_checks import (BOUNDED_BOX, FLAT_BOX, check_finite_reward,
                                      env_label, make_env, report_env_step_error)
 from spinup.utils.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
 from spinup.utils.logx import EpochLogger
+from spinup.utils.update_graph import UpdateRound
 from spinup.utils.torch_tools import (RUN_THREADS, Placement, adam, polyak_update, resolve_device,
                                       torch_threads)
 
@@ -159,7 +160,8 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=100, replay_size=int(1e6), gamma=0.99,
         polyak=0.995, lr=1e-3, alpha=0.2, batch_size=100, start_steps=10000,
         update_after=1000, update_every=50, num_test_episodes=10, max_ep_len=1000,
-        logger_kwargs=dict(), save_freq=1, target_entropy=None, device="cpu"):
+        logger_kwargs=dict(), save_freq=1, target_entropy=None, device="cpu",
+        cuda_graph=True):
     """Train a SAC agent and return its actor-critic.
 
     Args:
@@ -227,7 +229,9 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             heuristic. A number turns learning on even when ``alpha`` is a number
             (then the initial temperature, > 0).
         device (str): where the networks train, ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or
-            ``'auto'``; replay and acting stay on the CPU (docs/user/running.rst).
+            ``'auto'``; acting stays on the CPU (docs/user/gpu.rst).
+        cuda_graph (bool): on a GPU, capture each round of ``update_every`` updates
+            once as a CUDA graph and replay it (False: launch each kernel from Python).
 
     Returns:
         nn.Module: the trained actor-critic.
@@ -281,7 +285,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         alpha_0 = 1.0 if alpha == "auto" else float(alpha)
         log_alpha = torch.tensor(np.log(alpha_0), dtype=torch.float32, requires_grad=True,
                                  device=placed.device)
-        alpha = log_alpha.exp().item()
+        alpha = log_alpha.detach().exp()   # a tensor, refilled after each alpha step
 
     # Both Q-functions share one optimizer; a list (not a one-shot iterator) also
     # serves the freeze in update().
@@ -317,7 +321,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             soft_value = q_next - alpha * logp_act2
             y = data["rew"] + gamma * (1 - data["done"]) * soft_value
         loss = ((q1 - y) ** 2).mean() + ((q2 - y) ** 2).mean()
-        return loss, dict(Q1Vals=q1.detach().cpu().numpy(), Q2Vals=q2.detach().cpu().numpy())
+        return loss, dict(Q1Vals=q1.detach(), Q2Vals=q2.detach())
 
     def compute_loss_pi(data):
         """[SAC line 14] ``mean(alpha log pi(a|s) - min_j Q_j(s, a))`` over the batch,
@@ -336,36 +340,40 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
     # ---- Update ----
     def update(data):
-        """One gradient step on each loss, then the target networks."""
-        nonlocal alpha
+        """One gradient step on each loss, then the target networks; returns the values
+        to log as tensors (read once per round: no GPU wait inside an update)."""
         # [SAC line 13]
         q_optimizer.zero_grad()
-        loss, q_info = compute_loss_q(data)
-        loss.backward()
+        loss_q, q_info = compute_loss_q(data)
+        loss_q.backward()
         q_optimizer.step()
-        logger.store(LossQ=loss.item(), **q_info)
 
         # [SAC line 14] the policy's loss reaches the Q-functions' parameters too;
         # with them frozen its backward pass skips their gradients.
         for p in q_params:
             p.requires_grad = False
         pi_optimizer.zero_grad()
-        loss, logp = compute_loss_pi(data)
-        loss.backward()
+        loss_pi, logp = compute_loss_pi(data)
+        loss_pi.backward()
         pi_optimizer.step()
         for p in q_params:
             p.requires_grad = True
-        logger.store(LossPi=loss.item(), LogPi=logp.cpu().numpy())
 
         if learn_alpha:   # [SAC line 15]
             alpha_optimizer.zero_grad()
             compute_loss_alpha(logp).backward()
             alpha_optimizer.step()
-            alpha = log_alpha.exp().item()
+            alpha.copy_(log_alpha.detach().exp())
 
         # [SAC line 16] SAC has no target policy: only the Q-functions have targets.
         polyak_update(ac.q1, ac_targ.q1, polyak)
         polyak_update(ac.q2, ac_targ.q2, polyak)
+        return dict(LossQ=loss_q.detach(), LossPi=loss_pi.detach(), LogPi=logp, **q_info)
+
+    # [SAC line 11] update_every steps per round, each on a new batch; on a GPU the
+    # buffer is copied there and the round may be replayed as one CUDA graph
+    update_round = UpdateRound("sac", update, replay_buffer, batch_size, update_every,
+                               placed.device, cuda_graph, log=logger.log)
 
     # ---- Acting (training and test episodes alike) ----
     act_scale, act_bias = actor.act_scale.numpy(), actor.act_bias.numpy()
@@ -411,7 +419,8 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         if logger.resuming:
             saved = load_checkpoint(run_dir)
             epochs_done, start_time, (o, ep_ret, ep_len) = ckpt.restore(saved)
-            alpha = saved["alpha"]
+            if learn_alpha:
+                alpha.fill_(saved["alpha"])
         for epoch in range(epochs_done + 1, epochs + 1):  # [SAC line 3]
             for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
                 # [SAC line 4] uniform over the box while t < start_steps, then the policy
@@ -435,8 +444,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
                 # [SAC line 9] [SAC line 10] every update_every steps, as many updates as steps
                 if t >= update_after and t % update_every == 0:
-                    for _ in range(update_every):   # [SAC line 11]
-                        update(placed.batch(replay_buffer.sample_batch(batch_size)))
+                    logger.store(**update_round())   # [SAC line 11] update_every steps
                     placed.refresh()
 
             # ---- End of epoch: save, test, log ---- [SAC line 17]
@@ -454,11 +462,11 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             logger.log_tabular("LogPi", with_min_and_max=True)
             logger.log_tabular("LossPi", average_only=True)
             logger.log_tabular("LossQ", average_only=True)
-            logger.log_tabular("Alpha", alpha)
+            logger.log_tabular("Alpha", float(alpha))
             logger.log_tabular("Time", time.time() - start_time)
             logger.dump_tabular()
             if run_dir is not None:
                 save_checkpoint(run_dir, ckpt.state(epoch, start_time, (o, ep_ret, ep_len),
-                                                    alpha=alpha))
+                                                    alpha=float(alpha)))
     return ac
 

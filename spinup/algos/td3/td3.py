@@ -64,6 +64,7 @@ from spinup.utils.env_checks import (BOUNDED_BOX, FLAT_BOX, check_finite_reward,
                                      env_label, make_env, report_env_step_error)
 from spinup.utils.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
 from spinup.utils.logx import EpochLogger
+from spinup.utils.update_graph import UpdateRound
 from spinup.utils.torch_tools import RUN_THREADS, polyak_update, torch_threads
 
 # The optimizer factory: Adam, fused where this torch supports it on the CPU. One
@@ -135,7 +136,7 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         polyak=0.995, pi_lr=1e-3, q_lr=1e-3, batch_size=100, start_steps=10000,
         update_after=1000, update_every=50, act_noise=0.1, target_noise=0.2,
         noise_clip=0.5, policy_delay=2, num_test_episodes=10, max_ep_len=1000,
-        logger_kwargs=dict(), save_freq=1, device="cpu"):
+        logger_kwargs=dict(), save_freq=1, device="cpu", cuda_graph=True):
     """Train a deterministic policy and twin Q-functions with TD3.
 
     Args:
@@ -194,7 +195,9 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             every ``save_freq`` epochs (>= 1) a copy ``model{epoch}.pt`` is kept
             (epochs save_freq, 2 save_freq, ...; epochs count from 1).
         device (str): where the networks train, ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or
-            ``'auto'``; replay and acting stay on the CPU (docs/user/running.rst).
+            ``'auto'``; acting stays on the CPU (docs/user/gpu.rst).
+        cuda_graph (bool): on a GPU, capture each round of ``update_every`` updates
+            once as a CUDA graph and replay it (False: launch each kernel from Python).
 
     The actor-critic must provide (``B`` a batch size, ``n = act_dim``; ``pi``,
     ``q1`` and ``q2`` work in the policy's units ``[-1, 1]^n``):
@@ -293,8 +296,7 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             q_next = torch.minimum(ac_targ.q1(next_obs, a_next), ac_targ.q2(next_obs, a_next))
             y = rew + gamma * (1 - done) * q_next
         loss = (q1_sa - y).pow(2).mean() + (q2_sa - y).pow(2).mean()
-        return loss, dict(Q1Vals=q1_sa.detach().cpu().numpy(),
-                          Q2Vals=q2_sa.detach().cpu().numpy())
+        return loss, dict(Q1Vals=q1_sa.detach(), Q2Vals=q2_sa.detach())
 
     def compute_loss_pi(data):
         """``-mean Q1(s, mu(s))``, DDPG's policy loss on the first critic [TD3 line 16]."""
@@ -305,15 +307,15 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     def update(data, q_updates_before):
         """One Q step; a policy step and a target update when ``q_updates_before``
         (the Q steps already taken in the whole run) is a multiple of
-        ``policy_delay``."""
+        ``policy_delay``. Returns the values to log, as tensors."""
         q_optimizer.zero_grad()
         loss_q, q_info = compute_loss_q(data)
         loss_q.backward()
         q_optimizer.step()                      # [TD3 line 14]
-        logger.store(LossQ=loss_q.item(), **q_info)
+        logged = dict(LossQ=loss_q.detach(), **q_info)
 
         if q_updates_before % policy_delay != 0:     # [TD3 line 15]
-            return
+            return logged
         # Both critics are held fixed in the policy step: no gradient for them.
         for p in q_params:
             p.requires_grad_(False)
@@ -325,7 +327,14 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             p.requires_grad_(True)
 
         polyak_update(ac, ac_targ, polyak)      # [TD3 line 17]
-        logger.store(LossPi=loss_pi.item())
+        return dict(logged, LossPi=loss_pi.detach())
+
+    # [TD3 line 11] update_every Q steps per round, each on a new batch; on a GPU the
+    # buffer is copied there and the round may be replayed as one CUDA graph (one per
+    # phase of the count modulo policy_delay)
+    update_round = UpdateRound("td3", update, replay_buffer, batch_size, update_every,
+                               placed.device, cuda_graph, period=policy_delay,
+                               log=logger.log)
 
     # ---- Acting (training and test episodes alike) ----
     def policy_action(obs, explore):
@@ -396,10 +405,8 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
                 # [TD3 line 9] [TD3 line 10] update_every Q steps every update_every env steps
                 if t >= update_after and t % update_every == 0:
-                    for _ in range(update_every):
-                        update(placed.batch(replay_buffer.sample_batch(batch_size)),
-                               q_updates)   # [TD3 line 11]
-                        q_updates += 1   # [TD3 line 18]
+                    logger.store(**update_round(q_updates))   # [TD3 line 11]
+                    q_updates += update_every   # [TD3 line 18]
                     placed.refresh()
 
             # ---- End of epoch: save, test, log ---- [TD3 line 19]

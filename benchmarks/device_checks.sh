@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Every GPU check of spinup's `device` support in one go, for a machine with a CUDA GPU
+# (docs/user/gpu.rst, "Checking on a GPU"). Writes at most 8 files to $OUT:
+#   pytest.log     tests/test_update_graph.py and tests/test_device.py (GPU tests included)
+#   device.rst/.json  benchmarks/device_speed.py: CPU, GPU eager, GPU graph, every case
+#   sac100k_*      a 100k-step SAC HalfCheetah-v5 run on cuda (defaults, seed 0)
+# Wheels in .whl/ (packages the machine lacks, e.g. gymnasium and mujoco) are installed
+# first into /tmp/site. Usage: OUT=/some/folder bash benchmarks/device_checks.sh
+set -u
+OUT=${OUT:-/tmp/device_checks}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+export PYTHONPATH=$PWD
+if ls .whl/*.whl > /dev/null 2>&1; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+        --target /tmp/site .whl/*.whl || exit 1
+    export PYTHONPATH=/tmp/site:$PWD
+fi
+nvidia-smi -L
+python3 -c "import torch, gymnasium, mujoco, spinup; print('torch', torch.__version__, torch.cuda.get_device_name(0))" || exit 1
+
+echo "== tests $(date +%T)"
+timeout 200 python3 -m pytest -q -p no:cacheprovider -o addopts="" -n 8 --timeout 180 \
+    tests/test_update_graph.py tests/test_device.py > "$OUT/pytest.log" 2>&1
+tail -30 "$OUT/pytest.log"
+
+echo "== speed $(date +%T)"
+timeout 330 python3 benchmarks/device_speed.py --out "$OUT/device.rst" --json "$OUT/device.json" \
+    2>&1 | grep '^{\|captured\|could not\|Error'
+
+echo "== sac 100k $(date +%T)"
+rm -rf /tmp/runs
+timeout "${SAC_SECONDS:-200}" python3 -m spinup.run sac --env HalfCheetah-v5 --epochs 25 \
+    --device cuda --seed 0 --exp_name sac-cuda --data_dir /tmp/runs 2>&1 \
+    | grep -v WARNING | grep 'epoch\|captured\|could not\|Error' | tail -30
+run=/tmp/runs/sac-cuda/sac-cuda_s0
+for f in progress.txt config.json provenance.json; do cp "$run/$f" "$OUT/sac100k_$f"; done
+echo "== done $(date +%T)"

@@ -1,0 +1,237 @@
+"""Updates on a GPU, eagerly or replayed as one CUDA graph (docs/user/gpu.rst teaches this).
+
+A gradient step of DDPG, TD3, SAC or DQN on 256x256 networks is a few hundred small
+kernels. Launched one by one from Python, a GPU spends most of each step waiting for the
+next launch, and an eager GPU step is hardly faster than the CPU's. A CUDA graph records
+the kernels of a whole round of steps once; replaying it launches them all in one call.
+
+- :class:`CapturedCall`: a function of fixed-shape tensors, run eagerly or as a graph
+  (the capture, the warm-up before it and the fall-back to eager in one place).
+- :class:`UpdateRound`: the off-policy round "``n`` gradient steps, each on a fresh replay
+  batch", the same batches on the CPU and on a GPU; on a GPU the replay buffer has a copy
+  there (:class:`DeviceReplay`) and only the sampled row numbers travel.
+"""
+import numpy as np
+import torch
+
+from spinup.utils.env_checks import check_finite_rows
+
+#: The replay columns of DDPG, TD3 and SAC: batch key -> the buffer's array attribute.
+REPLAY_COLUMNS = dict(obs="obs_buf", obs2="obs2_buf", act="act_buf", rew="rew_buf",
+                      done="done_buf")
+
+
+class CapturedCall:
+    """``fn(inputs)`` on fixed-shape tensors: plainly, or captured once and replayed.
+
+    The inputs are copied into tensors allocated once on ``device`` (a graph reads and
+    writes fixed addresses), then ``fn`` runs. With ``graph`` on a CUDA device the first
+    call runs ``fn`` eagerly on a side stream (lazy set-up such as Adam's state and the
+    cuBLAS workspace must happen outside a capture; this call is a real update), the
+    next call with a new ``key`` records ``fn``'s kernels as a ``torch.cuda.CUDAGraph``
+    (recording runs nothing) and every call replays the graph of its key. The outputs
+    of a replay are the tensors the capture produced, refilled in place.
+
+    Args:
+        algo (str): the algorithm, for messages.
+        fn (callable): ``fn(inputs, key) -> dict`` of tensors; ``inputs`` maps names to
+            tensors on ``device``. Under capture it may not read values on the host
+            (no ``.item()``, ``.cpu()``, no Python branch on a tensor).
+        device (torch.device): where ``fn`` runs.
+        graph (bool): capture on a CUDA device (the CPU always runs ``fn`` plainly).
+        log (callable): prints one line (``logger.log``), used once if a capture fails.
+
+    Attributes:
+        graph (bool): whether calls replay graphs (False after a failed capture).
+    """
+
+    def __init__(self, algo, fn, device, graph, log=print):
+        self.algo, self.fn, self.device, self.log = algo, fn, torch.device(device), log
+        self.graph = bool(graph) and self.device.type == "cuda"
+        self.static = None       # name -> input tensor on device, allocated once
+        self._graphs = {}        # key -> (CUDAGraph, its output tensors), each its own memory
+        self._warm = False
+
+    def __call__(self, inputs, key=0):
+        """Run on ``inputs`` (name -> numpy array or tensor; each call the same shapes and
+        dtypes) and return ``fn``'s dict of output tensors (valid until the next call)."""
+        if not self.graph and self.device.type == "cpu":   # no graph: no copies either
+            return self.fn({name: torch.as_tensor(value) for name, value in inputs.items()},
+                           key)
+        self._load(inputs)
+        if not self.graph:
+            return self.fn(self.static, key)
+        if key not in self._graphs:
+            if not self._warm:
+                return self._warm_up(key)
+            try:
+                self._graphs[key] = self._capture(key)
+                if len(self._graphs) == 1:
+                    self.log(f"{self.algo}: captured the update as a CUDA graph; it is replayed "
+                             f"from here on")
+            except Exception as error:    # noqa: BLE001 - any failure: say why, go on eagerly
+                self.graph = False
+                why = str(error).strip().splitlines()[0] if str(error).strip() else ""
+                self.log(f"{self.algo}: could not capture the update as a CUDA graph "
+                         f"({type(error).__name__}: {why[:200]}); updating eagerly from here "
+                         f"on (cuda_graph=False skips the attempt)")
+                return self.fn(self.static, key)
+        graph, outputs = self._graphs[key]
+        graph.replay()
+        return outputs
+
+    def _load(self, inputs):
+        if self.static is None:
+            self.static = {name: torch.as_tensor(value).to(self.device).clone()
+                           for name, value in inputs.items()}
+            return
+        for name, value in inputs.items():
+            self.static[name].copy_(torch.as_tensor(value))
+
+    def _warm_up(self, key):
+        stream = torch.cuda.Stream(self.device)
+        stream.wait_stream(torch.cuda.current_stream(self.device))
+        with torch.cuda.stream(stream):
+            outputs = self.fn(self.static, key)
+        torch.cuda.current_stream(self.device).wait_stream(stream)
+        self._warm = True
+        return outputs
+
+    def _capture(self, key):
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            outputs = self.fn(self.static, key)
+        return graph, outputs
+
+
+class DeviceReplay:
+    """A copy on ``device`` of a replay buffer's arrays, brought up to date by :meth:`sync`.
+
+    Between two syncs the buffer's ``store`` writes slots ``ptr, ptr + 1, ...``
+    (cyclically); a sync copies those slots only, so each transition crosses to the GPU
+    once instead of once per batch that draws it.
+
+    Args:
+        buffer: a replay buffer with numpy arrays (named in ``columns``) of
+            ``buffer.max_size`` rows, and ``ptr`` and ``size`` as in DDPG/TD3/SAC.
+        device (torch.device): where the copy lives.
+        columns (dict): batch key -> the buffer's attribute name.
+        check (callable or None): ``check(rows)`` on the numpy slot numbers each sync
+            copies (e.g. a NaN check), or None.
+    """
+
+    def __init__(self, buffer, device, columns=REPLAY_COLUMNS, check=None):
+        self.buffer, self.columns, self.check = buffer, dict(columns), check
+        self.data = {key: torch.zeros(getattr(buffer, name).shape,
+                                      dtype=torch.from_numpy(getattr(buffer, name)[:0]).dtype,
+                                      device=device)
+                     for key, name in self.columns.items()}
+        self._ptr = None     # buffer.ptr at the last sync (None: copy everything next)
+
+    def sync(self, stores_since=None):
+        """Copy the slots written since the last sync (all of them at the first sync, or
+        when ``stores_since``, the number of ``store`` calls since then, is unknown or
+        reaches the capacity)."""
+        buf = self.buffer
+        if self._ptr is None or stores_since is None or stores_since >= buf.max_size:
+            rows = np.arange(buf.size)
+        else:
+            rows = (self._ptr + np.arange(stores_since)) % buf.max_size
+        self._ptr = buf.ptr
+        if len(rows) == 0:
+            return
+        if self.check is not None:
+            self.check(rows)
+        # a run of consecutive slots, or two when it wraps past the end
+        for part in np.split(rows, np.flatnonzero(np.diff(rows) != 1) + 1):
+            lo, hi = int(part[0]), int(part[-1]) + 1
+            for key, name in self.columns.items():
+                self.data[key][lo:hi].copy_(torch.from_numpy(getattr(buf, name)[lo:hi]))
+
+    def gather(self, rows):
+        """The batch of slots ``rows`` (an int64 tensor on the device): a dict like
+        ``buffer.sample_batch``'s, its tensors on the device."""
+        return {key: column.index_select(0, rows) for key, column in self.data.items()}
+
+
+class UpdateRound:
+    """``n`` gradient steps, each on a fresh batch drawn uniformly from a replay buffer.
+
+    The round of DDPG, TD3 and SAC ("for j in range(update_every): sample a batch,
+    update"). On the CPU it is that loop, with ``buffer.sample_batch``. On a GPU the rows
+    of all ``n`` batches are drawn first, by the same numpy calls (the same numbers as on
+    the CPU), and sent over once; the batches are gathered from a :class:`DeviceReplay`,
+    and with ``graph`` the whole round is one replayed CUDA graph.
+
+    Args:
+        algo (str): the algorithm, for messages.
+        update (callable): one gradient step, ``update(data)``, or ``update(data, count)``
+            when ``period`` is set (``count``: the steps taken before it in the run).
+            ``data`` is a batch as ``buffer.sample_batch`` returns it. It returns a dict of
+            detached tensors to log, 0-d (one number per step) or one value per sample.
+        buffer: the replay buffer (``sample_batch``, ``size`` and the arrays of
+            :data:`REPLAY_COLUMNS`).
+        batch_size (int): transitions per batch.
+        n (int): gradient steps per round (``update_every``).
+        device (torch.device): where the networks train.
+        graph (bool): on a CUDA device, replay the round as one graph.
+        period (int or None): ``update`` takes a step count, and its work depends on the
+            count modulo ``period`` only (TD3: ``policy_delay``); one graph per phase.
+        log (callable): prints one line.
+    """
+
+    #: True: take the GPU path (device copy of the buffer, rows drawn per round, static
+    #: inputs) on the CPU too, without a graph (for tests).
+    device_path_on_cpu = False
+
+    def __init__(self, algo, update, buffer, batch_size, n, device, graph=True, period=None,
+                 log=print):
+        self.update, self.buffer, self.batch_size, self.n = update, buffer, batch_size, n
+        self.period = period
+        self.device = torch.device(device)
+        self.on_device = self.device.type != "cpu" or self.device_path_on_cpu
+        if self.on_device:
+            def check(rows):   # NaN/inf observations, once per transition (not per batch)
+                check_finite_rows(buffer.obs_buf[rows], buffer.obs2_buf[rows], rows, buffer)
+            self.replay = DeviceReplay(buffer, self.device, check=check)
+            self.call = CapturedCall(algo, self._steps, self.device, graph, log)
+
+    def __call__(self, count=0):
+        """Run the round; ``count`` is the number of steps taken before it (with ``period``).
+
+        Returns:
+            dict: name -> numpy array of the values logged over the round, in step order;
+            one-number-per-step values as float64 (what ``.item()`` gives).
+        """
+        if not self.on_device:
+            steps = [self._update(self.buffer.sample_batch(self.batch_size), count + j)
+                     for j in range(self.n)]
+            return _to_numpy(_stack(steps))
+        self.replay.sync(self.n)
+        rows = np.stack([np.random.randint(0, self.buffer.size, size=self.batch_size)
+                         for _ in range(self.n)])
+        phase = count % self.period if self.period else 0
+        return _to_numpy(self.call(dict(rows=rows), phase))
+
+    def _update(self, data, count):
+        return self.update(data, count) if self.period else self.update(data)
+
+    def _steps(self, inputs, phase):
+        rows = inputs["rows"]
+        steps = [self._update(self.replay.gather(rows[j]), phase + j) for j in range(self.n)]
+        return _stack(steps)
+
+
+def _stack(steps):
+    """A list of per-step dicts of tensors -> one dict, each name's values stacked."""
+    names = dict.fromkeys(name for step in steps for name in step)
+    return {name: torch.stack([step[name] for step in steps if name in step])
+            for name in names}
+
+
+def _to_numpy(stacked):
+    out = {}
+    for name, value in stacked.items():
+        array = value.detach().cpu().numpy()
+        out[name] = array.astype(np.float64) if array.ndim == 1 else array
+    return out

@@ -1,0 +1,191 @@
+"""spinup.utils.update_graph: the update round of DDPG, TD3 and SAC on a GPU (issue 41).
+
+The GPU path (a device copy of the replay buffer brought up to date once per round, the
+rows of all the round's batches drawn first, static input tensors, one function for the
+whole round) runs here on the CPU without a graph (``UpdateRound.device_path_on_cpu``):
+its tables must equal the plain loop's bit for bit, so a wrong row, a missed sync or a
+wrong policy-delay phase shows. The graph itself is tested on a GPU (tests/test_device.py).
+"""
+import os
+
+import gymnasium as gym
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+import spinup
+from spinup.algos.sac.sac import ReplayBuffer
+from spinup.utils.update_graph import CapturedCall, DeviceReplay, UpdateRound
+
+# replay_size 150 < 800 steps: the buffer wraps, so syncs copy slots across its end
+OFF = dict(steps_per_epoch=400, epochs=2, start_steps=200, update_after=200, update_every=25,
+           batch_size=32, num_test_episodes=1, max_ep_len=100, replay_size=150)
+CASES = {
+    "sac": dict(OFF),
+    "sac_learned_alpha": dict(OFF, alpha="auto"),
+    "td3": dict(OFF),                         # 25 steps a round, policy_delay 2: two phases
+    "td3_delay_3": dict(OFF, update_every=20, policy_delay=3),
+    "ddpg": dict(OFF),
+}
+
+
+def table(name, out, device_path):
+    algo = name.split("_")[0]
+    UpdateRound.device_path_on_cpu = device_path
+    try:
+        getattr(spinup, algo)(lambda: gym.make("Pendulum-v1"), ac_kwargs=dict(hidden_sizes=(16,)),
+                              seed=2, logger_kwargs=dict(output_dir=str(out)), **CASES[name])
+    finally:
+        UpdateRound.device_path_on_cpu = False
+    return pd.read_table(os.path.join(out, "progress.txt")).drop(columns="Time")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_device_path_gives_the_plain_loops_table(tmp_path, name):
+    plain = table(name, tmp_path / "plain", False)
+    device_path = table(name, tmp_path / "device", True)
+    pd.testing.assert_frame_equal(plain, device_path, check_exact=True)
+
+
+def test_device_replay_sync_copies_the_new_slots_across_the_end():
+    rng = np.random.default_rng(0)
+    buf = ReplayBuffer((3,), 2, size=10)
+
+    def store(k):
+        for _ in range(k):
+            buf.store(rng.normal(size=3), rng.normal(size=2), float(rng.normal()),
+                      rng.normal(size=3), 0.0)
+
+    mirror = DeviceReplay(buf, "cpu")
+    store(7)
+    mirror.sync(7)            # the first sync copies every stored slot
+    store(6)                  # slots 7, 8, 9, 0, 1, 2
+    before = mirror.data["obs"][3].clone()
+    buf.obs_buf[3] = 99.0     # not written by store since the last sync: must not be copied
+    mirror.sync(6)
+    assert torch.equal(mirror.data["obs"][3], before)
+    buf.obs_buf[3] = mirror.data["obs"][3].numpy()
+    for key, name in (("obs", "obs_buf"), ("act", "act_buf"), ("rew", "rew_buf")):
+        assert np.array_equal(mirror.data[key].numpy(), getattr(buf, name))
+    rows = torch.tensor([9, 0, 4])
+    assert np.array_equal(mirror.gather(rows)["obs2"].numpy(), buf.obs2_buf[[9, 0, 4]])
+
+
+def test_device_replay_refuses_a_nan_observation_at_the_sync():
+    buf = ReplayBuffer((2,), 1, size=5)
+    buf.source = "env Pendulum-v1"
+    buf.store(np.array([0.0, np.nan]), np.zeros(1), 0.0, np.zeros(2), 0.0)
+    UpdateRound.device_path_on_cpu = True
+    try:
+        round_ = UpdateRound("sac", lambda data: {}, buf, 2, 1, "cpu")
+    finally:
+        UpdateRound.device_path_on_cpu = False
+    with pytest.raises(ValueError, match="non-finite observation .*replay slot 0"):
+        round_()
+
+
+def test_a_failed_capture_says_why_in_one_line_and_goes_on_eagerly():
+    calls, lines = [], []
+
+    def fn(inputs, key):
+        calls.append(key)
+        return dict(y=inputs["x"] * 2)
+
+    call = CapturedCall("sac", fn, "cpu", graph=False, log=lines.append)
+    call.graph = True                          # as on a GPU, without one
+    call._warm_up = lambda key: (setattr(call, "_warm", True), fn(call.static, key))[1]
+
+    def capture(key):
+        raise RuntimeError("operation not permitted when stream is capturing\nmore")
+    call._capture = capture
+    assert call(dict(x=np.ones(2, np.float32)))["y"].tolist() == [2, 2]   # the warm-up
+    assert call(dict(x=np.full(2, 3, np.float32)))["y"].tolist() == [6, 6]   # capture fails
+    assert not call.graph and len(lines) == 1
+    assert lines[0].startswith("sac: could not capture the update as a CUDA graph "
+                               "(RuntimeError: operation not permitted")
+    assert "cuda_graph=False" in lines[0] and "\n" not in lines[0]
+    assert call(dict(x=np.zeros(2, np.float32)))["y"].tolist() == [0, 0]
+    assert calls == [0, 0, 0] and len(lines) == 1
+
+
+# ---- On a GPU only (skipped elsewhere) ----
+
+CUDA = torch.cuda.is_available()
+needs_gpu = pytest.mark.skipif(not CUDA, reason="needs a CUDA GPU (torch.cuda.is_available())")
+GPU_CASES = {
+    "sac": ("Pendulum-v1", dict(OFF, alpha="auto")),
+    "td3": ("Pendulum-v1", dict(OFF)),
+    "ddpg": ("Pendulum-v1", dict(OFF)),
+    "dqn": ("CartPole-v1", dict(OFF, update_every=2, prioritized_replay=True, n_step=3,
+                                double=True)),    # anneal_lr: the step size changes each step
+}
+
+
+def gpu_run(algo, out, **extra):
+    env_id, kwargs = GPU_CASES[algo]
+    getattr(spinup, algo)(lambda: gym.make(env_id), ac_kwargs=dict(hidden_sizes=(32, 32)),
+                          seed=2, logger_kwargs=dict(output_dir=str(out)), **dict(kwargs, **extra))
+    return pd.read_table(os.path.join(out, "progress.txt")).drop(columns="Time")
+
+
+@needs_gpu
+@pytest.mark.parametrize("algo", sorted(GPU_CASES))
+def test_the_update_is_captured_and_learns_as_the_eager_one(algo, tmp_path, capfd):
+    graph = gpu_run(algo, tmp_path / "graph", device="cuda")
+    printed = capfd.readouterr().out
+    assert f"{algo}: captured the update as a CUDA graph" in printed
+    assert "could not capture" not in printed
+    eager = gpu_run(algo, tmp_path / "eager", device="cuda", cuda_graph=False)
+    assert "captured" not in capfd.readouterr().out
+    assert list(graph.columns) == list(eager.columns)
+    numbers = graph.drop(columns=[c for c in graph.columns if c.startswith("Std")])
+    assert np.isfinite(numbers.to_numpy(dtype=float)).all()
+    if algo == "ddpg":   # no random numbers in its update: the same kernels, the same numbers
+        for key in ("LossQ", "LossPi", "AverageQVals", "AverageEpRet"):
+            assert graph[key].to_numpy() == pytest.approx(eager[key].to_numpy(), rel=1e-3), key
+    else:                # the GPU's random numbers differ between graph and eager
+        ratio = graph["LossQ"].to_numpy() / eager["LossQ"].to_numpy()
+        assert ((ratio > 0.1) & (ratio < 10)).all(), ratio
+    if algo == "dqn":    # the annealed step size reaches the replayed Adam step
+        assert graph["LR"].tolist() == eager["LR"].tolist()
+
+
+@needs_gpu
+def test_a_replayed_adam_step_reads_the_step_size_set_before_it():
+    from spinup.utils.torch_tools import adam, set_lr
+    w = torch.nn.Parameter(torch.ones(3, device="cuda"))
+    opt = adam([w], lr=0.1)
+
+    def step(inputs, key):
+        opt.zero_grad()
+        (w * inputs["x"]).sum().backward()
+        opt.step()
+        return dict(w=w.detach().clone())
+
+    call = CapturedCall("test", step, "cuda", graph=True, log=lambda line: None)
+    call(dict(x=torch.ones(3)))       # warm-up (eager)
+    call(dict(x=torch.ones(3)))       # captured, then replayed
+    assert call.graph and len(call._graphs) == 1
+    set_lr(opt, 0.0)
+    before = w.detach().clone()
+    call(dict(x=torch.ones(3)))
+    assert torch.equal(w.detach(), before)    # lr 0: the replay moved nothing
+    set_lr(opt, 0.5)
+    call(dict(x=torch.ones(3)))
+    assert (w.detach() < before - 0.4).all()
+
+
+@needs_gpu
+@pytest.mark.parametrize("algo", ["sac", "dqn"])
+def test_a_graph_run_resumes_on_the_cpu_and_back(algo, tmp_path):
+    out = tmp_path / "run"
+    gpu_run(algo, out, device="cuda", epochs=1)
+    env_id, kwargs = GPU_CASES[algo]
+    for device, epochs in (("cpu", 2), ("cuda", 3)):
+        getattr(spinup, algo)(lambda: gym.make(env_id), ac_kwargs=dict(hidden_sizes=(32, 32)),
+                              seed=2, logger_kwargs=dict(output_dir=str(out), resume=True),
+                              **dict(kwargs, epochs=epochs, device=device))
+    rows = pd.read_table(os.path.join(out, "progress.txt"))
+    assert rows["Epoch"].tolist() == [1, 2, 3]
+    assert np.isfinite(rows["LossQ"].to_numpy()).all()
