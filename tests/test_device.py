@@ -30,7 +30,7 @@ from conftest import run_cli, run_here
 from spinup.utils.arg_checks import check_args
 from spinup.utils.checkpoint import checkpoint_path, load_checkpoint, save_checkpoint
 from spinup.utils.test_policy import load_policy_and_env
-from spinup.utils.torch_tools import Placement, resolve_device
+from spinup.utils.torch_tools import AUTO_GPU, Placement, resolve_device
 
 CUDA = torch.cuda.is_available()
 needs_gpu = pytest.mark.skipif(not CUDA, reason="needs a CUDA GPU (torch.cuda.is_available())")
@@ -70,7 +70,8 @@ def read_json(run_dir, name):
 def test_resolve_device_accepts_cpu_auto_and_a_torch_device():
     assert resolve_device("ppo", "cpu") == torch.device("cpu")
     assert resolve_device("ppo", torch.device("cpu")) == torch.device("cpu")
-    assert resolve_device("ppo", "auto") == torch.device("cuda:0" if CUDA else "cpu")
+    assert resolve_device("sac", "auto") == torch.device("cuda:0" if CUDA else "cpu")
+    assert resolve_device("ppo", "auto") == torch.device("cpu")   # no gain measured
     # 'auto' never picks a GPU that the run could not use
     assert resolve_device("ppo", "auto", num_procs=2) == torch.device("cpu")
     assert resolve_device("a3c", "auto") == torch.device("cpu")
@@ -91,10 +92,20 @@ def test_resolve_device_with_gpus_fills_in_the_index(monkeypatch):
     assert resolve_device("ppo", "auto", num_procs=4) == torch.device("cpu")
 
 
+def test_auto_takes_the_gpu_only_where_it_measured_faster(monkeypatch):
+    fake_gpus(monkeypatch, 1)
+    for algo in ("ddpg", "td3", "sac", "dqn"):
+        assert resolve_device(algo, "auto") == torch.device("cuda", 0), algo
+    for algo in ("vpg", "trpo", "npg", "ppo", "a2c", "a3c"):
+        assert resolve_device(algo, "auto") == torch.device("cpu"), algo
+        if algo != "a3c":   # an explicit GPU is still theirs to ask for
+            assert resolve_device(algo, "cuda") == torch.device("cuda", 0), algo
+
+
 REFUSALS = [  # (algo, device, procs, gpus, error, message)
     ("ppo", "gpu", 1, 0, ValueError,
      "ppo: device='gpu' is not allowed: 'cpu', 'cuda', 'cuda:N' (N a GPU index) or 'auto' "
-     "(a GPU when torch sees one, else the CPU)"),
+     "(a GPU for ddpg, td3, sac and dqn when torch sees one, else the CPU)"),
     ("sac", "cuda:x", 1, 1, ValueError, "sac: device='cuda:x' is not allowed: 'cpu', 'cuda'"),
     ("sac", "CUDA", 1, 1, ValueError, "sac: device='CUDA' is not allowed: 'cpu', 'cuda'"),
     ("dqn", 0, 1, 1, TypeError, "dqn: device=0 is not allowed: a string, 'cpu', 'cuda'"),
@@ -203,7 +214,7 @@ def test_cpu_auto_and_the_gpu_path_on_the_cpu_give_the_same_table(algo, tmp_path
     auto = train(algo, tmp_path / "auto", device="auto")
     assert read_json(tmp_path / "auto", "config.json")["device"] == "auto"
     used = read_json(tmp_path / "auto", "provenance.json")["run"]["device"]
-    if not CUDA:
+    if not CUDA or algo not in AUTO_GPU:
         assert used == "cpu"
         pd.testing.assert_frame_equal(plain, auto, check_exact=True)
     else:
