@@ -7,12 +7,13 @@ a CUDA graph (``cuda_graph=True``; off-policy algorithms and DQN). The figure is
 per second of training over the epochs after the first (the first holds the uniform
 random steps, set-up and the capture), from the run's own ``progress.txt``; no test
 episodes. It then writes ``docs/benchmarks/device.rst`` with the machine's GPU and CPU
-names, the date and the command.
+names, the date and the command; ``--render`` writes that page from saved runs instead.
 
 Usage::
 
     python benchmarks/device_speed.py                      # every case, every mode
     python benchmarks/device_speed.py --cases sac td3 --out /tmp/device.rst --json out.json
+    python benchmarks/device_speed.py --render docs/benchmarks/device/run*.json
 
 Without a GPU it measures the CPU column only (the page then says so). Take the figures on
 an idle machine: a busy one makes them wrong.
@@ -93,8 +94,8 @@ def machine():
                 date=datetime.date.today().isoformat())
 
 
-def page(results, info, command):
-    """The reStructuredText of docs/benchmarks/device.rst."""
+def table(results):
+    """The reStructuredText table of one run's ``results`` (case -> mode -> steps/s)."""
     def cell(name, mode):
         value = results.get(name, {}).get(mode)
         return "n/a" if value is None else f"{value:,.0f}"
@@ -110,26 +111,50 @@ def page(results, info, command):
             for name in CASES if name in results]
     widths = [max(len(str(r[i])) for r in [header] + body) for i in range(len(header))]
     rule = "  ".join("=" * w for w in widths)
-    table = [rule, "  ".join(h.ljust(w) for h, w in zip(header, widths)), rule]
-    table += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)) for r in body] + [rule]
+    lines = [rule, "  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip(), rule]
+    lines += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in body]
+    return lines + [rule]
+
+
+def page(runs):
+    """The reStructuredText of docs/benchmarks/device.rst from saved runs (the dicts
+    that ``--json`` writes, each with ``machine``, ``results`` and ``command``, and
+    optionally ``commit`` and ``label``, added when a run is committed), newest first."""
     title = "Training speed: CPU and GPU"
     lines = [
         ".. _device-speed:", "", title, "=" * len(title), "",
         "Env steps per second of training (after the first epoch, no test episodes), "
-        "measured by ``benchmarks/device_speed.py`` on one machine in one run, one case "
-        "after another on an otherwise idle machine. What the columns mean and why the "
-        "figures come out as they do: :doc:`../user/gpu`.", "",
-        f"- GPU: {info['gpu'] or 'none (the GPU columns are n/a)'}",
-        f"- CPU: {info['cpu']}; the CPU runs use one torch thread, as every spinup run",
-        f"- torch {info['torch']}, measured {info['date']}",
-        f"- command: ``{command}``", "",
-        *table, "",
-        "Budgets: three epochs of the given steps each (off-policy: ``start_steps`` and "
-        "``update_after`` 1000, ``replay_size`` the budget, ``num_test_episodes=0``); every "
-        "other argument at its default (256x256 networks for SAC, TD3 and DDPG, batch 100, "
-        "one update per env step; DQN 64x64, batch 64, one update every 2 steps; PPO, VPG, "
-        "TRPO and A2C 64x64).", "",
+        "measured by ``benchmarks/device_speed.py``: every mode of a case on one machine in "
+        "one run, one case after another, nothing else running. What the columns mean, and "
+        "why the figures come out as they do: :doc:`../user/gpu`. The raw figures and the "
+        "test logs of each run are in ``docs/benchmarks/device/``; this page is written from "
+        "them by ``python benchmarks/device_speed.py --render docs/benchmarks/device/run*.json``.",
+        "",
     ]
+    for number, run in sorted(enumerate(runs, 1), key=lambda item: -item[0]):
+        info = run["machine"]
+        heading = f"Run {number}, {info['date']}"
+        lines += [heading, "-" * len(heading), ""]
+        if run.get("label"):
+            lines += [run["label"][0].upper() + run["label"][1:] + ".", ""]
+        lines += [f"- GPU: {info['gpu'] or 'none (the GPU columns are n/a)'}",
+                  f"- CPU: {info['cpu']}; the CPU runs use one torch thread, as every spinup run",
+                  f"- torch {info['torch']}" + (f", spinup at commit {run['commit']}"
+                                               if run.get("commit") else ""),
+                  f"- command: ``{run['command']}``", "", *table(run["results"]), ""]
+    lines += [
+        "Budgets: three epochs each (off-policy 1000 steps, DQN 2000, on-policy 4000; "
+        "off-policy ``start_steps`` and ``update_after`` 1000, ``replay_size`` the budget, "
+        "``num_test_episodes=0``); every other argument at its default (256x256 networks "
+        "for SAC, TD3 and DDPG, batch 100, one update per env step; DQN 64x64, batch 64, "
+        "one update every 2 steps; PPO, VPG, TRPO and A2C 64x64).", ""]
+    sac_cpu = [run["results"]["sac"]["cpu"] for run in runs
+               if run["results"].get("sac", {}).get("cpu")]
+    if len(sac_cpu) > 1:
+        lines[-2] += (" Runs of the same command differ: SAC's CPU column was "
+                      + ", ".join(f"{v:.0f}" for v in sac_cpu) + " steps/s in runs "
+                      + ", ".join(str(i) for i, run in enumerate(runs, 1)
+                                  if run["results"].get("sac", {}).get("cpu")) + ".")
     return "\n".join(lines)
 
 
@@ -146,9 +171,23 @@ def main(argv=None):
                                                       "benchmarks", "device.rst"),
                         help="the page to write")
     parser.add_argument("--json", default=None, help="also write the figures as JSON here")
+    parser.add_argument("--render", nargs="+", metavar="JSON", default=None,
+                        help="measure nothing: write the page from these saved runs (--json "
+                             "files), oldest first")
     args = parser.parse_args(argv)
     if args.steps < 0:
         parser.error(f"--steps must be >= 0, not {args.steps}")
+    if args.render:
+        runs = []
+        for path in args.render:
+            try:
+                with open(path) as f:
+                    runs.append(json.load(f))
+            except (OSError, ValueError) as error:
+                parser.error(f"--render: cannot read {path}: {error}")
+        with open(args.out, "w") as f:
+            f.write(page(runs))
+        return runs
     import torch
     gpu = torch.cuda.is_available()
     info = machine()
@@ -176,12 +215,12 @@ def main(argv=None):
         shown += ["--steps", str(args.steps)]
     if args.modes != list(MODES):
         shown += ["--modes", *(repr(mode) for mode in args.modes)]
-    command = " ".join(shown)
+    run = dict(machine=info, results=results, command=" ".join(shown))
     with open(args.out, "w") as f:
-        f.write(page(results, info, command))
+        f.write(page([run]))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(dict(machine=info, results=results), f, indent=1)
+            json.dump(run, f, indent=1)
     return results
 
 
