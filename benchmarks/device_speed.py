@@ -160,7 +160,8 @@ def page(runs):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES),
                         help="which cases to measure")
     parser.add_argument("--steps", type=int, default=0,
