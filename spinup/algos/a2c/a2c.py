@@ -226,8 +226,8 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             every ``save_freq`` epochs (>= 1) a copy ``model{epoch}.pt`` is kept
             (epochs 0, save_freq, 2 save_freq, ...).
         device (str): where the networks train, ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or
-            ``'auto'``; each rollout is copied there for the update and acting
-            stays on the CPU (docs/user/running.rst).
+            ``'auto'`` (the CPU for this algorithm: a GPU gained it little); each rollout is
+            copied there for the update and acting stays on the CPU (docs/user/gpu.rst).
 
     The actor-critic must have these members (``MLPActorCritic`` in ``core.py`` does):
 

@@ -223,8 +223,9 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             MPI processes)`` steps per epoch, which must be a whole number. An
             addition of this project, not in Spinning Up.
         device (str): where the networks train, ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or
-            ``'auto'``; the epoch's data is copied there for the update and acting
-            stays on the CPU (docs/user/running.rst).
+            ``'auto'`` (the CPU for this algorithm: a GPU gained it little); the epoch's
+            data is copied there for the update and acting stays on the CPU
+            (docs/user/gpu.rst).
 
     The actor-critic must provide (``obs_dim`` and ``act_dim`` are the sizes of
     the observation and the action; a ``Discrete`` action has no ``act_dim`` axis):

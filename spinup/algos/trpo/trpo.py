@@ -253,8 +253,9 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             is kept (epochs 0, save_freq, 2 save_freq, ...).
         algo (str): ``'trpo'`` (with the line search) or ``'npg'`` (the full step).
         device (str): where the networks train, ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or
-            ``'auto'``; the epoch's data is copied there for the update and acting
-            stays on the CPU (docs/user/running.rst).
+            ``'auto'`` (the CPU for this algorithm: a GPU gained it little); the epoch's
+            data is copied there for the update and acting stays on the CPU
+            (docs/user/gpu.rst).
 
     The actor-critic must have these members (``MLPActorCritic`` in ``core.py`` does):
 

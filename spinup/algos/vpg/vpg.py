@@ -194,8 +194,9 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             addition, every ``save_freq`` epochs (> 0) a copy ``model{epoch}.pt``
             is kept (epochs 0, save_freq, 2 save_freq, ...).
         device (str): where the networks train, ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or
-            ``'auto'``; the epoch's data is copied there for the update and acting
-            stays on the CPU (docs/user/running.rst).
+            ``'auto'`` (the CPU for this algorithm: a GPU gained it little); the epoch's
+            data is copied there for the update and acting stays on the CPU
+            (docs/user/gpu.rst).
 
     The actor-critic must provide (``obs_dim`` and ``act_dim`` are the sizes of
     the observation and the action; a ``Discrete`` action has no ``act_dim`` axis):
