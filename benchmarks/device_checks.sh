@@ -4,6 +4,7 @@
 #   pytest.log     tests/test_update_graph.py and tests/test_device.py (GPU tests included)
 #   device.rst/.json  benchmarks/device_speed.py: CPU, GPU eager, GPU graph, every case
 #   sac100k_*      a 100k-step SAC HalfCheetah-v5 run on cuda (defaults, seed 0)
+#   profile.txt    benchmarks/device_profile.py: where a graph run's time goes
 # Wheels in .whl/ (packages the machine lacks, e.g. gymnasium and mujoco) are installed
 # first into /tmp/site. Usage: OUT=/some/folder bash benchmarks/device_checks.sh
 set -u
@@ -35,4 +36,8 @@ timeout "${SAC_SECONDS:-200}" python3 -m spinup.run sac --env HalfCheetah-v5 --e
     | grep -v WARNING | grep 'epoch\|captured\|could not\|Error' | tail -30
 run=/tmp/runs/sac-cuda/sac-cuda_s0
 for f in progress.txt config.json provenance.json; do cp "$run/$f" "$OUT/sac100k_$f"; done
+echo "== profile $(date +%T)"
+timeout 150 python3 benchmarks/device_profile.py 2>&1 | grep -v '^epoch\|WARNING\|Logging\|Saving\|Number of\|^$' \
+    > "$OUT/profile.txt"
+head -12 "$OUT/profile.txt"
 echo "== done $(date +%T)"
