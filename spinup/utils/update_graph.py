@@ -2,7 +2,8 @@
 
 A gradient step of DDPG, TD3, SAC or DQN on 256x256 networks is a few hundred small
 kernels. Launched one by one from Python, a GPU spends most of each step waiting for the
-next launch, and an eager GPU step is hardly faster than the CPU's. A CUDA graph records
+next launch, and an eager GPU step can be slower than the CPU's (measured:
+docs/benchmarks/device.rst). A CUDA graph records
 the kernels of a whole round of steps once; replaying it launches them all in one call.
 
 - :class:`CapturedCall`: a function of fixed-shape tensors, run eagerly or as a graph
@@ -39,7 +40,8 @@ class CapturedCall:
             (no ``.item()``, ``.cpu()``, no Python branch on a tensor).
         device (torch.device): where ``fn`` runs.
         graph (bool): capture on a CUDA device (the CPU always runs ``fn`` plainly).
-        log (callable): prints one line (``logger.log``), used once if a capture fails.
+        log (callable): prints one line (``logger.log``): once when the first capture
+            succeeds, once if a capture fails.
 
     Attributes:
         graph (bool): whether calls replay graphs (False after a failed capture).
