@@ -3,8 +3,8 @@
 A gradient step of DDPG, TD3, SAC or DQN on 256x256 networks is a few hundred small
 kernels. Launched one by one from Python, a GPU spends most of each step waiting for the
 next launch, and an eager GPU step can be slower than the CPU's (measured:
-docs/benchmarks/device.rst). A CUDA graph records
-the kernels of a whole round of steps once; replaying it launches them all in one call.
+docs/benchmarks/device.rst). A CUDA graph records the kernels of a whole round of steps
+once; replaying it launches them all in one call.
 
 - :class:`CapturedCall`: a function of fixed-shape tensors, run eagerly or as a graph
   (the capture, the warm-up before it and the fall-back to eager in one place).
