@@ -3,7 +3,7 @@
 # (docs/user/gpu.rst, "Checking on a GPU"). Writes at most 8 files to $OUT:
 #   pytest.log     tests/test_update_graph.py and tests/test_device.py (GPU tests included)
 #   device.rst/.json  benchmarks/device_speed.py: CPU, GPU eager, GPU graph, every case
-#   sac100k_*      a 100k-step SAC HalfCheetah-v5 run on cuda (defaults, seed 0)
+#   sac100k.tar.gz 100k-step SAC HalfCheetah-v5 runs on cuda (defaults, seeds 0-2, run together)
 #   profile.txt    benchmarks/device_profile.py: where a graph run's time goes
 # Wheels in .whl/ (packages the machine lacks, e.g. gymnasium and mujoco) are installed
 # first into /tmp/site. Usage: OUT=/some/folder bash benchmarks/device_checks.sh
@@ -29,13 +29,16 @@ echo "== speed $(date +%T)"
 timeout 330 python3 benchmarks/device_speed.py --out "$OUT/device.rst" --json "$OUT/device.json" \
     2>&1 | grep '^{\|captured\|could not\|Error'
 
-echo "== sac 100k $(date +%T)"
+echo "== sac 100k, seeds 0 1 2 at once (learning, not timing) $(date +%T)"
 rm -rf /tmp/runs
-timeout "${SAC_SECONDS:-200}" python3 -m spinup.run sac --env HalfCheetah-v5 --epochs 25 \
-    --device cuda --seed 0 --exp_name sac-cuda --data_dir /tmp/runs 2>&1 \
-    | grep -v WARNING | grep 'epoch\|captured\|could not\|Error' | tail -30
-run=/tmp/runs/sac-cuda/sac-cuda_s0
-for f in progress.txt config.json provenance.json; do cp "$run/$f" "$OUT/sac100k_$f"; done
+for seed in 0 1 2; do
+    timeout "${SAC_SECONDS:-420}" python3 -m spinup.run sac --env HalfCheetah-v5 --epochs 25 \
+        --device cuda --seed $seed --exp_name sac-cuda --data_dir /tmp/runs > /tmp/sac_$seed.log 2>&1 &
+done
+wait
+grep -h 'epoch 25/25\|could not\|Error' /tmp/sac_*.log
+(cd /tmp/runs && tar czf "$OUT/sac100k.tar.gz" sac-cuda/*/progress.txt sac-cuda/*/config.json \
+    sac-cuda/*/provenance.json)
 echo "== profile $(date +%T)"
 timeout 150 python3 benchmarks/device_profile.py 2>&1 | grep -v '^epoch\|WARNING\|Logging\|Saving\|Number of\|^$' \
     > "$OUT/profile.txt"
