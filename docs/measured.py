@@ -568,8 +568,8 @@ ENTRIES = [
       note="timings of the committed runs (their Time column, on a shared machine); the "
            "check reads them from the table that report writes"),
     E("research-mujoco-protocol", "intro/research.rst",
-      "That page's whole protocol is about 35 run-hours, and the protocol of Spinning Up's own "
-      "benchmark (3M steps, up to ten seeds) about 800", ("35", "800"),
+      "That page's whole protocol is about 34 run-hours, and the protocol of Spinning Up's own "
+      "benchmark (3M steps, up to ten seeds) about 800", ("34", "800"),
       "python benchmarks/mujoco.py report", True, TODAY, HEAD, measure=mujoco_protocol,
       anywhere=True, source=(BENCH + "mujoco/hours.inc", ()),
       note="estimated by report from the committed runs' median rates; the check reads it"),
