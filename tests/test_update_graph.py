@@ -189,3 +189,30 @@ def test_a_graph_run_resumes_on_the_cpu_and_back(algo, tmp_path):
     rows = pd.read_table(os.path.join(out, "progress.txt"))
     assert rows["Epoch"].tolist() == [1, 2, 3]
     assert np.isfinite(rows["LossQ"].to_numpy()).all()
+
+
+# ---- the cuda_graph argument, from the command line and from Python ----
+
+@pytest.mark.parametrize("algo,env_id", [("sac", "Pendulum-v1"), ("td3", "Pendulum-v1"),
+                                         ("ddpg", "Pendulum-v1"), ("dqn", "CartPole-v1")])
+def test_cuda_graph_flag_runs_and_is_saved(algo, env_id, tmp_path):
+    from conftest import run_cli
+    run_cli(algo, "--env", env_id, "--epochs", 1, "--steps_per_epoch", 150, "--start_steps", 50,
+            "--update_after", 50, "--batch_size", 16, "--num_test_episodes", 1,
+            "--max_ep_len", 50, "--hid", "[8]", "--cuda_graph", "False",
+            "--exp_name", "g", "--data_dir", tmp_path)
+    with open(tmp_path / "g" / "g_s0" / "config.json") as f:
+        assert '"cuda_graph":\tfalse' in f.read()
+
+
+def test_a_bad_cuda_graph_is_one_line_and_writes_nothing(tmp_path):
+    from conftest import run_here
+    proc = run_here("sac", "--env", "Pendulum-v1", "--cuda_graph", "maybe",
+                    "--data_dir", tmp_path / "d")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "sac: --cuda_graph expects True or False, got 'maybe'" in proc.stderr
+    assert not (tmp_path / "d").exists()
+    with pytest.raises((TypeError, ValueError), match="cuda_graph"):
+        spinup.sac(lambda: gym.make("Pendulum-v1"), cuda_graph="yes",
+                   logger_kwargs=dict(output_dir=str(tmp_path / "py")))
+    assert not (tmp_path / "py").exists()
