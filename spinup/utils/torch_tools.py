@@ -39,8 +39,8 @@ def adam(params, lr, fused=None):
         fused (bool or None): whether to use the fused Adam (on the CPU).
     """
     params = list(params)
-    first = params[0]["params"][0] if params and isinstance(params[0], dict) else (
-        params[0] if params else None)
+    tensors = [t for g in params for t in (g["params"] if isinstance(g, dict) else [g])]
+    first = tensors[0] if tensors else None
     if first is not None and first.is_cuda:
         return torch.optim.Adam(params, lr=torch.tensor(float(lr), device=first.device),
                                 capturable=True, fused=True)
@@ -104,11 +104,11 @@ def polyak_update(net, net_targ, polyak):
         net_targ (torch.nn.Module): target network with the same parameter layout.
         polyak (float): in ``[0, 1]``.
     """
-    params, targets = list(net.parameters()), list(net_targ.parameters())
-    if params and params[0].is_cuda:   # one kernel for all, not one per tensor
-        torch._foreach_lerp_(targets, params, 1.0 - polyak)
+    first = next(net.parameters(), None)
+    if first is not None and first.is_cuda:   # one kernel for all, not one per tensor
+        torch._foreach_lerp_(list(net_targ.parameters()), list(net.parameters()), 1.0 - polyak)
         return
-    for p, p_targ in zip(params, targets):
+    for p, p_targ in zip(net.parameters(), net_targ.parameters()):
         p_targ.lerp_(p, 1.0 - polyak)
 
 
