@@ -1,19 +1,10 @@
-"""The command line (spec: "Running Experiments"; docs: ``docs/user/running.rst``).
+"""The command line ``python -m spinup.run ALGO|plot|test_policy|help ...`` (docs/user/running.rst).
 
-    python -m spinup.run ALGO [--flag value [value ...]] ...
-    python -m spinup.run plot [logdir ...] [plot options]
-    python -m spinup.run test_policy path/to/output_dir [options]
-    python -m spinup.run help | ALGO --help
-
-An ``ALGO`` command becomes an :class:`~spinup.utils.run_utils.ExperimentGrid`:
-a flag with several values varies over them (one experiment per combination,
-run in series, or ``--jobs N`` at once: see :mod:`spinup.utils.grid_launch`);
-``--flag[sh]`` sets the shorthand used in directory names; ``--key:sub v`` sets
-``key=dict(sub=v)``. Each value is read with ``ast.literal_eval``; failing that,
-a dotted name such as ``torch.nn.ReLU`` is imported, and anything else stays a
-string (no ``eval``). Every check (flags, values, environment, ``--cpu``) runs
-before the first experiment starts, and a mistake is reported as one line with
-exit code 2.
+An ``ALGO`` command becomes an :class:`~spinup.utils.run_utils.ExperimentGrid`: a flag with
+several values varies over them, ``--flag[sh]`` sets the shorthand of directory names and
+``--key:sub v`` sets ``key=dict(sub=v)``. Values are read with ``ast.literal_eval``, else
+imported as a dotted name (``torch.nn.ReLU``), else kept as strings. Every check runs before the
+first experiment starts; a mistake is one line with exit code 2.
 """
 import ast
 import difflib
@@ -97,14 +88,9 @@ def _did_you_mean(word, choices, prefix=""):
 # ---- Reading the flags ----
 
 def _group_flags(cmd, args):
-    """Split ``--flag v1 v2 --other ...`` into ``{'flag': ['v1', 'v2'], ...}``.
-
-    A flag given without values is a switch and gets ``['True']`` (e.g. ``--dt``).
-
-    Raises:
-        CLIError: a value comes before any flag, a flag is repeated, or a flag that
-            takes a value (``--env``, ``--exp_name`` ...) has none.
-    """
+    """Split ``--flag v1 v2 --other ...`` into ``{'flag': ['v1', 'v2'], ...}``; a flag
+    without values is a switch (``['True']``). CLIError: a value before any flag, a repeated
+    flag, or a flag that takes a value (``--env`` ...) without one."""
     groups, current = {}, None
     for token in args:
         if token.startswith("--") and len(token) > 2:
@@ -125,19 +111,10 @@ def _group_flags(cmd, args):
 
 
 def _resolve_names(cmd, groups):
-    """Strip ``[shorthand]`` suffixes and expand short flags to their full keys.
-
-    The key order (that of the runs and of the parts of directory names) is Spinning
-    Up's: the flags as given, then those with a ``[shorthand]``, then the short flags
-    (``--env``, ``--hid`` ...) in the order of ``SUBSTITUTIONS``.
-
-    Returns:
-        ``(values, shorthands)``: full key -> raw values, and full key -> shorthand.
-
-    Raises:
-        CLIError: a flag is given both with and without a shorthand, or a short
-            flag and its full name are both given.
-    """
+    """``(values, shorthands)``: full key -> raw values and full key -> shorthand, with
+    ``[shorthand]`` suffixes stripped and short flags expanded. The key order (of the runs and
+    of directory names) is Spinning Up's: flags as given, then those with a shorthand, then
+    the short flags in the order of ``SUBSTITUTIONS``. CLIError: a flag given twice that way."""
     plain, marked = [], []
     for flag, raw in groups.items():
         match = _WITH_SHORTHAND.fullmatch(flag)
@@ -165,11 +142,7 @@ def _resolve_names(cmd, groups):
 
 
 def _check_flag_names(cmd, keys, params):
-    """Refuse flags that are neither arguments of the algorithm nor run options.
-
-    Raises:
-        CLIError: naming the flag, the closest valid ones, and all valid ones.
-    """
+    """CLIError for a flag that is neither an argument of the algorithm nor a run option."""
     valid = sorted(set(params) - {"env_fn"} | {"env_name", "exp_name"} | set(RUN_KEYS))
     not_nestable = set(RUN_KEYS) | {"env_name", "exp_name"}
     for key in keys:
@@ -181,11 +154,8 @@ def _check_flag_names(cmd, keys, params):
 
 
 def _parse_value(key, text):
-    """Turn one command-line token into a Python value for flag ``key``.
-
-    Raises:
-        CLIError: the token looks like a dotted name but cannot be imported.
-    """
+    """One command-line token as a Python value for flag ``key`` (CLIError: a dotted name
+    that cannot be imported)."""
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -203,11 +173,8 @@ def _parse_value(key, text):
 
 
 def _check_type(cmd, key, default, value):
-    """Ints and bools must stay ints and bools (floats may also be strings: SAC alpha='auto').
-
-    Raises:
-        CLIError: ``value`` does not fit the kind of ``default``.
-    """
+    """CLIError unless an int or bool ``default`` gets a value of its kind (a float may
+    become a string: SAC alpha='auto')."""
     if isinstance(default, bool):
         if not isinstance(value, bool):
             raise CLIError(f"{cmd}: --{key} expects True or False, got {value!r}")
@@ -216,11 +183,7 @@ def _check_type(cmd, key, default, value):
 
 
 def _check_env(cmd, env_name):
-    """Make the env once so a bad id fails here, with close matches, not in a subprocess.
-
-    Raises:
-        CLIError: gymnasium cannot make ``env_name``.
-    """
+    """Make the env once (handed to check_cli), so a bad id fails here with close matches."""
     import gymnasium as gym
 
     from spinup.utils.arg_checks import hand_over_env
@@ -238,11 +201,7 @@ def _check_env(cmd, env_name):
 
 
 def _take_single(cmd, values, key):
-    """Remove ``key`` from ``values`` and return its one value.
-
-    Raises:
-        CLIError: ``key`` was given several values.
-    """
+    """Remove ``key`` from ``values`` and return its one value (CLIError if several)."""
     given = values.pop(key)
     if len(given) != 1:
         raise CLIError(f"{cmd}: --{key} takes one value, got {len(given)}")
@@ -271,11 +230,8 @@ def _resume_names_a_dir(args):
 
 
 def _check_launch_flags(cmd, run_kwargs):
-    """``--jobs`` (the launcher checks ``--launcher`` and ``--ray_address``).
-
-    Raises:
-        CLIError: ``--jobs`` is not a positive int or 'auto', or is given with Ray.
-    """
+    """CLIError unless ``--jobs`` is a positive int or 'auto', without Ray (the launcher
+    checks ``--launcher`` and ``--ray_address``)."""
     jobs = run_kwargs.get("jobs")
     if jobs is not None and jobs != "auto" and (isinstance(jobs, bool)
                                                 or not isinstance(jobs, int) or jobs < 1):
@@ -315,31 +271,28 @@ def _nested(config, key):
 def resume_run(cmd, args):
     """``python -m spinup.run ALGO --resume DIR [--epochs N]``: continue a CLI run.
 
-    The arguments are those of ``DIR/config.json``; a flag given with another value is
-    refused (except ``--epochs``, and ``--device``: a run may go on on another device;
-    ``--tensorboard`` and ``--verbose`` may be added), and
-    so is a directory without a readable checkpoint. The number of MPI processes is the
-    number of checkpoint files. A run that has done all its epochs is only reported.
+    The arguments are those of ``DIR/config.json``; a flag with another value is refused
+    (except ``--epochs``, ``--device`` and ``--cuda_graph``; ``--tensorboard`` and
+    ``--verbose`` may be added), and so is a directory without a readable checkpoint. The MPI
+    processes are as many as the checkpoint files. A finished run is only reported.
 
     Raises:
         CLIError, ValueError, TypeError: as above, before the launch (one line, exit 2).
         ExperimentError: the resumed run failed.
     """
     import spinup
-    from spinup.utils.run_dir import holds_run, resume_point
+    from spinup.utils.run_dir import (_SAVED_ENV, LaunchError, check_same_algorithm, holds_run,
+                                      read_run_config, resume_point)
     from spinup.utils.serialization_utils import convert_json
     algo = getattr(spinup, cmd)
     values, _ = _resolve_names(cmd, _group_flags(cmd, args))
     run_dir = _take_single(cmd, values, "resume")
     params = inspect.signature(algo).parameters
     _check_flag_names(cmd, values, params)   # before reading the (large) checkpoint
-    from spinup.utils.grid_launch import LaunchError
-    from spinup.utils.run_dir import _SAVED_ENV, read_run_config
     try:
         config = read_run_config(run_dir)
     except LaunchError as e:
         raise CLIError(f"{cmd}: --resume {run_dir}: {e}") from None
-    from spinup.utils.run_dir import check_same_algorithm
     check_same_algorithm(cmd, algo, run_dir, config)   # first: another's run may not load
     try:
         done, ranks = resume_point(run_dir)
@@ -505,9 +458,8 @@ def main(argv=None):
         argv (list of str): the arguments; ``None`` reads ``sys.argv``.
 
     Returns:
-        int: the exit code: 0 on success, 2 on a command-line error, 130 on
-        Ctrl-C (143 on SIGTERM; see :mod:`spinup.utils.grid_launch`), else the
-        failing experiment's code.
+        int: the exit code: 0 on success, 2 on a command-line error, 130 on Ctrl-C (143 on
+        SIGTERM), else the failing experiment's code.
     """
     previous = watch_ctrl_c()
     # Ctrl-C is held during the imports (one inside torch's can abort the process) and
@@ -544,7 +496,7 @@ def _main(argv):
     cmd, rest = argv[0], argv[1:]
     if cmd in ("plot", "test_policy"):
         from importlib import import_module
-        command = import_module("spinup.utils." + cmd)
+        command = import_module("spinup.utils." + cmd)   # imported with Ctrl-C held
         release_ctrl_c()
         return command.main(rest) or 0
     if cmd not in ALGOS:

@@ -1,14 +1,10 @@
 """Checking an algorithm's arguments, and what this machine allows, before anything is written.
 
-The rules of arguments that several algorithms share (``epochs``, ``steps_per_epoch``,
-``replay_size`` ...) live once, in :data:`COMMON_RULES`. Each algorithm module declares
-only its own, ``ARG_RULES = dict(BASIC_RULES, gamma=unit_interval, ...)`` (a rule there
-replaces the common one of that name), and its function starts with
-``check_args("ppo", ppo, dict(locals()))``; the command line
-calls :func:`check_cli` for every variant of a grid first. A failed check raises one line,
-``<algo>: <name>=<value!r> is not allowed: <what is allowed>``: ``TypeError`` for a value
-of the wrong kind, ``ValueError`` for a wrong value. Only the standard library is
-imported at import time.
+Shared rules live once in :data:`COMMON_RULES`; an algorithm module declares its own in
+``ARG_RULES = dict(BASIC_RULES, ...)`` (replacing a common rule of that name) and starts with
+``check_args("ppo", ppo, dict(locals()))``; the CLI calls :func:`check_cli` per grid variant.
+A failed check raises one line, ``<algo>: <name>=<value!r> is not allowed: <what is allowed>``:
+``TypeError`` for a value of the wrong kind, ``ValueError`` for a wrong value.
 """
 import collections
 import inspect
@@ -194,7 +190,7 @@ def steps_over_procs(block=None):
 
 
 def single_process(why):
-    """For the key ``num_cpu``: the run must be one process; ``why`` says why."""
+    """For the key ``num_cpu``: the run must be one process, for reason ``why``."""
     return Rule(f"1 ({why})", is_int, lambda v, ctx: v == 1, late=True)
 
 
@@ -353,15 +349,14 @@ def hand_over_env(env_name, env):
 
 
 def check_cli(algo, fn, kwargs):
-    """Check one experiment of a grid in the launching process: its arguments
-    (:func:`check_args`) and, once per algorithm and id, its env
-    (:func:`~spinup.utils.env_checks.make_env` with the module's ``SPACES``).
+    """Check one grid variant in the launching process: :func:`check_args` and, once per
+    algorithm and env id, :func:`~spinup.utils.env_checks.make_env` with the ``SPACES``.
 
     Args:
         algo (str): the command, e.g. ``'ppo'``.
         fn (callable): the algorithm function.
-        kwargs (dict): the algorithm's keyword arguments as the CLI builds them, with
-            ``env_name`` instead of ``env_fn``, plus ``num_cpu`` (an int or ``'auto'``).
+        kwargs (dict): its keyword arguments as the CLI builds them: ``env_name`` instead of
+            ``env_fn``, plus ``num_cpu`` (an int or ``'auto'``).
 
     Raises:
         TypeError, ValueError: the one-line message of the check that failed.
@@ -384,13 +379,9 @@ def check_cli(algo, fn, kwargs):
 # ---- Launch-time limits: legal values that cannot work here ----
 
 def check_model_keys(algo, name, value, actor_critic):
-    """Refuse a key of ``value`` (argument ``name``, i.e. ``ac_kwargs``) that
-    ``actor_critic(observation_space, action_space, **value)`` does not take. A class
-    taking ``**kwargs``, or whose signature cannot be read, is not checked.
-
-    Raises:
-        TypeError: naming the first unknown key and the keys that are allowed.
-    """
+    """TypeError naming the first key of ``value`` (argument ``name``, ``ac_kwargs``) that
+    ``actor_critic(obs_space, act_space, **value)`` does not take, and the allowed keys. A
+    class taking ``**kwargs``, or whose signature cannot be read, is not checked."""
     try:
         params = list(inspect.signature(actor_critic).parameters.values())
     except (TypeError, ValueError):
@@ -463,12 +454,8 @@ def estimate_training_bytes(algo, sizes, workers=1):
 
 
 def check_model_memory(algo, name, value, ctx):
-    """Refuse default-model ``hidden_sizes`` whose :func:`estimate_training_bytes` exceeds
-    :func:`available_memory`.
-
-    Raises:
-        ValueError: one line with the estimated and the available bytes.
-    """
+    """ValueError (estimated and available bytes) for default-model ``hidden_sizes`` whose
+    :func:`estimate_training_bytes` exceeds :func:`available_memory`."""
     sizes = value.get("hidden_sizes")
     if sizes is None:
         try:
@@ -527,12 +514,8 @@ def check_saved_model_memory(path, ac_class, ac_kwargs, state_dict=None):
 
 
 def check_workers(algo, num_workers, oversubscribe=False):
-    """Refuse more worker processes (A3C's ``num_workers``) than there are cores, unless
-    ``oversubscribe``.
-
-    Raises:
-        ValueError: ``num_workers`` exceeds the available cores.
-    """
+    """ValueError for more worker processes (A3C's ``num_workers``) than there are cores,
+    unless ``oversubscribe``."""
     if oversubscribe or not is_int(num_workers):
         return
     cores = mpi_tools.available_cores()

@@ -1,10 +1,9 @@
 """Checkpoints: the whole training state of a run, so that it can be resumed.
 
-A checkpoint holds all the next epoch depends on (networks, optimizers, counters, random
-generators, envs down to the episode in progress, the replay buffer, the text of
-``progress.txt``) as tensors and plain values, readable with ``weights_only=True``. Each
-algorithm names these in a :class:`Checkpoint` and writes ``pyt_save/checkpoint.pt`` after
-each epoch (``checkpoint_rank{r}.pt`` on MPI rank r > 0). See ``docs/user/saving_and_loading.rst``.
+All the next epoch depends on (networks, optimizers, counters, random generators, envs down to
+the episode in progress, the replay buffer, ``progress.txt``) as tensors and plain values,
+readable with ``weights_only=True``, in ``pyt_save/checkpoint.pt`` after each epoch
+(``checkpoint_rank{r}.pt`` on MPI rank r > 0). See ``docs/user/saving_and_loading.rst``.
 """
 import os
 import os.path as osp
@@ -18,6 +17,7 @@ import warnings
 import gymnasium as gym
 import numpy as np
 
+from spinup.utils.mpi_tools import mpi_op, num_procs, proc_id
 from spinup.utils.serialization_utils import write_atomically
 
 #: Written into every checkpoint; a file with another value is refused.
@@ -53,21 +53,15 @@ def checkpoint_ranks(output_dir):
                 if re.fullmatch(r"checkpoint(_rank\d+)?\.pt", name)])
 
 
-def _my_rank():
-    from spinup.utils.mpi_tools import proc_id
-    return proc_id()
-
-
 def save_checkpoint(output_dir, state):
     """Write this rank's checkpoint (:func:`checkpoint_path`) of ``state`` (tensors and plain
     values, from :meth:`Checkpoint.state`) atomically; rank 0 adds ``progress.txt``'s text."""
     import torch
-    from spinup.utils.mpi_tools import num_procs
-    path = checkpoint_path(output_dir, _my_rank())
+    path = checkpoint_path(output_dir, proc_id())
     os.makedirs(osp.dirname(path), exist_ok=True)
     if num_procs() > 1 and osp.exists(path):
         # A stop while the ranks write leaves them an epoch apart: keep the epoch before.
-        previous = previous_checkpoint_path(output_dir, _my_rank())
+        previous = previous_checkpoint_path(output_dir, proc_id())
         tmp = f"{previous}.tmp{os.getpid()}"
         try:
             os.link(path, tmp)
@@ -76,7 +70,7 @@ def save_checkpoint(output_dir, state):
         os.replace(tmp, previous)
     payload = dict(state, format=CHECKPOINT_FORMAT)
     table = osp.join(output_dir, "progress.txt")
-    if _my_rank() == 0 and osp.exists(table):
+    if proc_id() == 0 and osp.exists(table):
         with open(table) as f:
             payload["table"] = f.read()
     with warnings.catch_warnings():
@@ -86,9 +80,7 @@ def save_checkpoint(output_dir, state):
 
 def load_checkpoint(output_dir, rank=None, mmap=False):
     """Read the checkpoint that :func:`save_checkpoint` wrote (this rank's by default).
-    ``mmap=True`` maps the file instead of reading it: the tensors (a replay buffer) are
-    read only where used, for a caller that wants the counters alone.
-
+    ``mmap=True`` maps the file: its tensors are read only where used (for the counters alone).
     Under MPI, ``rank=None`` is a collective call: a rank whose latest file is an epoch ahead
     of another's takes its file of the epoch before; all raise if no epoch fits.
 
@@ -97,12 +89,11 @@ def load_checkpoint(output_dir, rank=None, mmap=False):
         ValueError: the file is truncated, holds anything but tensors and plain values,
             is not a spinup checkpoint, or the ranks' files cannot agree on one epoch.
     """
-    from spinup.utils.mpi_tools import mpi_op, num_procs
     if rank is not None or num_procs() == 1:
-        return _read_checkpoint(output_dir, _my_rank() if rank is None else rank, mmap=mmap)
+        return _read_checkpoint(output_dir, proc_id() if rank is None else rank, mmap=mmap)
     mine, error = None, None
     try:
-        mine = _read_checkpoint(output_dir, _my_rank(), mmap=mmap)
+        mine = _read_checkpoint(output_dir, proc_id(), mmap=mmap)
     except (FileNotFoundError, ValueError) as e:
         error = e
     epoch = -1 if mine is None else int(mine["epoch"])
@@ -111,9 +102,9 @@ def load_checkpoint(output_dir, rank=None, mmap=False):
         raise error or ValueError(f"{output_dir}: another MPI rank cannot read its "
                                   "checkpoint; cannot resume")
     if epoch > low:
-        previous = previous_checkpoint_path(output_dir, _my_rank())
+        previous = previous_checkpoint_path(output_dir, proc_id())
         try:
-            mine = _read_checkpoint(output_dir, _my_rank(), previous, mmap=mmap)
+            mine = _read_checkpoint(output_dir, proc_id(), previous, mmap=mmap)
         except (FileNotFoundError, ValueError):
             mine = None
     if not int(mpi_op(1 if mine is not None and int(mine["epoch"]) == low else 0, "min")):
@@ -132,17 +123,16 @@ def _read_checkpoint(output_dir, rank, path=None, mmap=False):
     try:
         # map_location: a GPU run resumes on any device (states are copied where they go)
         state = torch.load(path, weights_only=True, map_location="cpu", mmap=mmap)
-    except pickle.UnpicklingError as e:  # complete, but holds more than tensors and plain values
-        if "weights_only" not in str(e).lower().replace(" ", "_"):
-            raise ValueError(f"{output_dir}: corrupt checkpoint {path} (UnpicklingError); "
+    except Exception as e:
+        refused = "weights_only" in str(e).lower().replace(" ", "_")
+        if not (isinstance(e, pickle.UnpicklingError) and refused):  # truncated or damaged
+            raise ValueError(f"{output_dir}: corrupt checkpoint {path} ({type(e).__name__}); "
                              "cannot resume from it") from None
+        # complete, but holds more than tensors and plain values
         found = re.search(r"GLOBAL (\S+)", str(e))
         raise ValueError(f"{output_dir}: checkpoint {path} holds objects other than tensors "
                          f"and plain values ({found.group(1) if found else 'pickled code'}), "
                          "which are not loaded; cannot resume from it") from None
-    except Exception as e:  # truncated or damaged
-        raise ValueError(f"{output_dir}: corrupt checkpoint {path} ({type(e).__name__}); "
-                         "cannot resume from it") from None
     if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
         raise ValueError(f"{output_dir}: corrupt checkpoint {path} (not a "
                          f"{CHECKPOINT_FORMAT} file)")
@@ -181,18 +171,16 @@ def restore_rng_state(saved):
 def _generator_state(gen):
     """A ``numpy.random.Generator``'s state, or None; ints as ``"int:N"`` (PCG64's are
     128-bit)."""
-    return None if gen is None else _ints_to_text(gen.bit_generator.state)
+    if gen is None:
+        return None
+    return _map_leaves(gen.bit_generator.state, lambda v: f"int:{v}" if isinstance(v, int)
+                       and not isinstance(v, bool) else v)
 
 
 def _restore_generator(gen, saved):
     if gen is not None and saved is not None:
         gen.bit_generator.state = _map_leaves(saved, lambda v: int(v[4:]) if isinstance(
             v, str) and v.startswith("int:") else v)
-
-
-def _ints_to_text(d):
-    return _map_leaves(d, lambda v: f"int:{v}" if isinstance(v, int)
-                       and not isinstance(v, bool) else v)
 
 
 def _map_leaves(d, fn):
@@ -305,8 +293,7 @@ def restore_env_state(env, saved, what="the environment", obs=None, new_episode=
     wrappers and reset once); return False, after a warning printed once per process, if
     the caller must reset ``env`` instead. An inexact state is rebuilt by replaying the
     recorded episode when ``obs``, the saved observation, is given. With ``new_episode``
-    (a test env) only generators and running statistics matter, without a warning.
-    """
+    (a test env) only generators and running statistics matter, without a warning."""
     global _warned_inexact
     layers = _layers(env)
     same_chain = [type(la).__name__ for la in layers] == [la["class"] for la in saved["layers"]]
@@ -412,8 +399,7 @@ class EpisodeRecorder(gym.Wrapper):
             state["why_not"] = "its actions are not numeric arrays"
         else:
             state.update(actions=torch.from_numpy(actions), why_not=None, seed=seed,
-                         options=options,
-                         np_random=gens,
+                         options=options, np_random=gens,
                          stats=[[i, name, {f: _plain(v)[1] for f, v in fields.items()}]
                                 for i, name, fields in stats])
         return state

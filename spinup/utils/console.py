@@ -10,10 +10,9 @@ color2num = dict(gray=30, red=31, green=32, yellow=33, blue=34, magenta=35, cyan
 
 
 def colorize(string, color, bold=False, highlight=False):
-    """Return ``string`` wrapped in ANSI escape codes so a terminal shows it in colour.
-
-    ``string`` comes back unchanged when standard output is not a terminal (a file, a
-    pipe, a CI log) or ``NO_COLOR`` is set, so that saved output holds no escape codes.
+    """Return ``string`` in ANSI colour codes, or unchanged when standard output is not a
+    terminal (a file, a pipe, a CI log) or ``NO_COLOR`` is set, so that saved output holds no
+    escape codes.
 
     Args:
         string (str): the text.
@@ -24,13 +23,11 @@ def colorize(string, color, bold=False, highlight=False):
     Raises:
         KeyError: ``color`` is not a known colour.
     """
-    codes = [str(color2num[color] + (10 if highlight else 0))]
+    code = color2num[color] + (10 if highlight else 0)   # KeyError even without a terminal
     isatty = getattr(sys.stdout, "isatty", None)
     if not (isatty and isatty()) or os.environ.get("NO_COLOR"):
         return string
-    if bold:
-        codes.append("1")
-    return f"\x1b[{';'.join(codes)}m{string}\x1b[0m"
+    return f"\x1b[{code}{';1' if bold else ''}m{string}\x1b[0m"
 
 
 def print_table(columns):

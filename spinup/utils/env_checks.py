@@ -2,8 +2,7 @@
 
 An algorithm declares ``SPACES = dict(obs=FLAT_BOX, act=(FLAT_BOX, DISCRETE))``, makes its
 env with ``make_env("ppo", env_fn, **SPACES)`` before anything is written, and its buffers
-refuse NaN or infinite data (``check_finite_*``). Errors are one line naming the algorithm
-and the env. Only the standard library is imported at import time.
+refuse NaN or infinite data (``check_finite_*``) in one line naming the algorithm and the env.
 """
 import math
 
@@ -252,15 +251,10 @@ def _finite_rows(values):
 
 
 def check_finite_path(buf, path, last_val, obs=None, rew=None):
-    """Refuse a trajectory (rows ``path``, a slice, of ``obs``/``rew``, by default
-    ``buf.obs_buf``/``buf.rew_buf``) holding a NaN or infinite observation or reward, or
-    whose closing value ``last_val`` is not finite. On-policy buffers call it in
-    ``finish_path``.
-
-    Raises:
-        ValueError: one line naming the env, the step (counted from the start of the
-            epoch on this process) and what was not finite.
-    """
+    """ValueError (one line: the env, the step counted from the start of the epoch on this
+    process, what was not finite) for a trajectory, rows ``path`` (a slice) of ``obs``/``rew``
+    (default ``buf.obs_buf``/``buf.rew_buf``), holding a NaN or infinite observation or
+    reward, or closed by a non-finite ``last_val``. Called by on-policy ``finish_path``."""
     import numpy as np
     rew = (buf.rew_buf if rew is None else rew)[path]
     obs = (buf.obs_buf if obs is None else obs)[path]
@@ -282,13 +276,9 @@ def check_finite_path(buf, path, last_val, obs=None, rew=None):
 
 
 def check_finite_reward(rew, buf, step, obs, act):
-    """Refuse a NaN or infinite reward ``rew`` stored in replay slot ``step``. If the
-    observation acted on (``obs``) or the action taken (``act``) is not finite, the error
-    names that cause instead.
-
-    Raises:
-        ValueError: one line naming the env (or the action) and the slot.
-    """
+    """ValueError (one line naming the env and the slot) for a NaN or infinite reward
+    ``rew`` stored in replay slot ``step``; if the observation acted on (``obs``) or the
+    action taken (``act``) is not finite, the error names that cause instead."""
     if math.isfinite(rew):
         return
     check_finite_obs(obs, buf, step, where="stored in replay slot")
@@ -302,12 +292,8 @@ def check_finite_reward(rew, buf, step, obs, act):
 
 
 def check_finite_rows(obs, obs2, rows, buf):
-    """Refuse a replay batch whose observations ``obs`` or next observations ``obs2``
-    (arrays, from replay slots ``rows``) hold NaN or inf.
-
-    Raises:
-        ValueError: one line naming the env and the replay slot.
-    """
+    """ValueError (one line naming the env and the slot) for a replay batch whose
+    observations ``obs`` or next observations ``obs2`` (from slots ``rows``) hold NaN/inf."""
     import numpy as np
     good, good2 = _finite_rows(obs), _finite_rows(obs2)
     if good.all() and good2.all():
@@ -320,13 +306,9 @@ def check_finite_rows(obs, obs2, rows, buf):
 
 
 def check_finite_obs(obs, buf, step, where=None):
-    """Refuse a NaN or infinite observation ``obs`` (called once acting on it failed).
-    ``step`` is counted within the current rollout, or as ``where`` says (e.g. ``'stored
-    in replay slot'``).
-
-    Raises:
-        ValueError: one line naming the env and the step.
-    """
+    """ValueError (one line naming the env and the step) for a NaN or infinite ``obs``,
+    called once acting on it failed; ``step`` counts within the current rollout, or as
+    ``where`` says (e.g. ``'stored in replay slot'``)."""
     import numpy as np
     values = np.asarray(obs, dtype=np.float64)
     if not np.isfinite(values).all():

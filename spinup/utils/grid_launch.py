@@ -1,26 +1,17 @@
-"""The launcher: experiment processes started, watched and stopped (see
-``docs/user/parallel.rst``). A command goes from ``spinup.run`` through
-:class:`~spinup.utils.run_utils.ExperimentGrid` (and :func:`~spinup.utils.run_utils.plan_runs`)
-to :func:`run_one` or :func:`run_grid`, then ``run_entrypoint.py``, then the algorithm.
+"""The launcher: starts, watches and stops experiment processes (see ``docs/user/parallel.rst``).
+``spinup.run`` and :class:`~spinup.utils.run_utils.ExperimentGrid` call :func:`run_one` (one
+experiment) or :func:`run_grid` (up to ``jobs`` variants at once, or Ray tasks), which start
+``run_entrypoint.py``, which calls the algorithm.
 
-:func:`run_grid` runs up to ``jobs`` variants on this machine, or each as a Ray task of
-``num_cpu`` CPUs, never retried (a retry would restart the run over itself: the variant is
-reported failed, keeping its last checkpoint). A variant writes to its ``output.log``; the
-terminal gets a line per epoch and per ending variant, then a summary. A failed variant does
-not stop the others; :class:`GridError` comes last.
-
-**Signals** (handled here, and nowhere else in the launching process). Every experiment
-process leads a process group of its own, which also holds its ``mpiexec`` and MPI ranks or
-its A3C workers, so neither a terminal's Ctrl-C nor a ``kill`` of the launcher reaches an
-experiment directly. While experiments run, the launcher turns SIGINT (Ctrl-C, ``kill -INT``)
-and SIGTERM into :class:`Interrupted`: it sends SIGINT to every experiment's group (a Ray task
-is asked through the file :data:`~spinup.utils.ray_launch.STOP_NAME`), waits up to
-:data:`SHUTDOWN_GRACE` seconds for them (each keeps its last checkpoint and exits with code
-130), kills what is left, prints one line and re-raises; the command line exits with
-``128 + signal``. Both signals are blocked from before a process is forked until the launcher
-holds it, and the new process keeps SIGINT blocked until ``run_entrypoint.main`` is ready for
-it: a signal in between waits, it is not lost. A launcher killed outright takes its
-experiments with it (:func:`~spinup.utils.run_entrypoint.take_signals_from_launcher`).
+**Signals.** Each experiment process leads its own process group (with its ``mpiexec`` and MPI
+ranks or its A3C workers), so neither a terminal's Ctrl-C nor a ``kill`` reaches it directly.
+While experiments run, the launcher turns SIGINT and SIGTERM into :class:`Interrupted`: it sends
+SIGINT to every experiment's group (a Ray task is asked through the file
+:data:`~spinup.utils.ray_launch.STOP_NAME`), waits up to :data:`SHUTDOWN_GRACE` seconds (each
+keeps its last checkpoint and exits with 130), kills the rest, prints one line and re-raises; the
+command line exits with ``128 + signal``. Both signals stay blocked from before a fork until the
+launcher holds the process, so none is lost; a launcher killed outright takes its experiments
+with it (:func:`~spinup.utils.run_entrypoint.take_signals_from_launcher`).
 """
 import base64
 import collections
@@ -42,25 +33,14 @@ from spinup.utils.run_dir import LaunchError, check_run_dir_free, decide_start, 
 from spinup.utils.serialization_utils import convert_json
 
 DIV_LINE_WIDTH = 80
-
-#: File in each run directory that receives the variant's terminal output.
-LOG_NAME = "output.log"
-
-#: How often (seconds) the launcher looks at the running variants.
-POLL_SECONDS = 0.5
-
-#: Seconds the experiments get to stop after a signal before they are killed.
-SHUTDOWN_GRACE = 30
+LOG_NAME = "output.log"   #: file in each run directory that receives the variant's output
+POLL_SECONDS = 0.5   #: how often (seconds) the launcher looks at the running variants
+SHUTDOWN_GRACE = 30   #: seconds the experiments get to stop after a signal before being killed
 
 
 class ExperimentError(RuntimeError):
-    """An experiment started by :func:`~spinup.utils.run_utils.call_experiment` ended
-    with a non-zero exit code.
-
-    Attributes:
-        exp_name (str): the experiment's name.
-        returncode (int): its process's exit code.
-    """
+    """An experiment started by :func:`~spinup.utils.run_utils.call_experiment` ended with a
+    non-zero exit code: ``exp_name`` (str) names it, ``returncode`` (int) is the code."""
 
     def __init__(self, exp_name, returncode):
         self.exp_name, self.returncode = exp_name, returncode
@@ -69,12 +49,8 @@ class ExperimentError(RuntimeError):
 
 
 class GridError(ExperimentError):
-    """Some variants of a grid failed (the others ran to their end).
-
-    Attributes:
-        failed (list of tuple): ``(variant label, exit code, log file)`` per failure.
-        returncode (int): always 1, the grid's exit code.
-    """
+    """Some variants of a grid failed (the others ran to their end): ``failed`` (list) holds
+    ``(variant label, exit code, log file)`` per failure; ``returncode`` is 1, the grid's."""
 
     def __init__(self, failed):
         self.failed = failed
@@ -84,12 +60,8 @@ class GridError(ExperimentError):
 
 
 class Interrupted(KeyboardInterrupt):
-    """SIGINT or SIGTERM reached the launcher while experiments ran (see Signals).
-
-    Attributes:
-        signum (int): the signal.
-        reported (bool): the launcher has printed what was interrupted.
-    """
+    """SIGINT or SIGTERM reached the launcher while experiments ran (see Signals): ``signum``
+    (int) is the signal; ``reported`` (bool): the launcher has printed what was interrupted."""
 
     def __init__(self, signum=signal.SIGINT):
         super().__init__()
@@ -114,9 +86,8 @@ class _Run:
 
 
 def check_can_create(path):
-    """Make sure directory ``path`` exists or can be created, without creating anything;
-    LaunchError if a component of ``path`` is a file or its closest existing directory is
-    not writable."""
+    """LaunchError unless directory ``path`` exists or can be created (checked without
+    creating anything)."""
     probe = osp.abspath(path)
     while not osp.exists(probe) and osp.dirname(probe) != probe:
         probe = osp.dirname(probe)
@@ -139,10 +110,10 @@ def check_before_launch(logger_kwargs_list, num_cpu=1, oversubscribe=False):
         num_cpu, oversubscribe: as :func:`~spinup.utils.run_utils.call_experiment`.
 
     Raises:
-        FileExistsError: a directory holds a run and neither ``overwrite`` nor
-            ``resume`` is set, or another process writes to it.
-        LaunchError: ``num_cpu`` above the cores; a directory cannot be created;
-            two runs would share a directory.
+        FileExistsError: a directory holds a run and neither ``overwrite`` nor ``resume``
+            is set, or another process writes to it.
+        LaunchError: ``num_cpu`` above the cores; a directory cannot be created; two runs
+            would share a directory.
     """
     from spinup.utils.mpi_tools import check_num_cpu
     try:
@@ -191,15 +162,6 @@ def resolve_jobs(jobs, num_cpu=1, oversubscribe=False):
     return jobs
 
 
-def _make_env_fn(env_name):
-    """``env_fn`` for a gymnasium id (a named closure so it pickles and reads well)."""
-    def env_fn():
-        import gymnasium as gym
-        return gym.make(env_name)
-    env_fn.__qualname__ = f"gym.make({env_name!r})"
-    return env_fn
-
-
 def _encode_call(fn, kwargs=None, num_cpu=1, oversubscribe=False):
     """``fn(**kwargs)`` (an MPI job if ``num_cpu > 1``; an ``env_name`` keyword becomes
     ``env_fn``), serialized for ``run_entrypoint.py``'s command line."""
@@ -208,7 +170,13 @@ def _encode_call(fn, kwargs=None, num_cpu=1, oversubscribe=False):
     if kwargs is not None:
         kwargs = dict(kwargs)
         if "env_name" in kwargs:
-            kwargs["env_fn"] = _make_env_fn(kwargs.pop("env_name"))
+            env_name = kwargs.pop("env_name")
+
+            def env_fn():
+                import gymnasium as gym
+                return gym.make(env_name)
+            env_fn.__qualname__ = f"gym.make({env_name!r})"   # how config.json shows it
+            kwargs["env_fn"] = env_fn
 
         def call():
             from spinup.utils.mpi_tools import mpi_fork
@@ -244,10 +212,8 @@ def _signals_interrupt():
     the main thread can set handlers; elsewhere the signals keep their effect."""
     def raise_interrupted(signum, frame):
         raise Interrupted(signum)
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    main = threading.current_thread() is threading.main_thread()
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} if main else {}
     for s, handler in previous.items():
         if handler not in (signal.SIG_IGN, None):
             signal.signal(s, raise_interrupted)
@@ -339,27 +305,22 @@ def _as_number(text):
         return text
 
 
-def _new_rows(run):
-    """Rows of ``run``'s progress.txt not reported yet, as dicts."""
+def _report_epochs(run, width):
+    """Print a line for each row of ``run``'s progress.txt not reported yet."""
     try:
         with open(osp.join(run.output_dir, "progress.txt")) as f:
             lines = f.read().split("\n")[:-1]   # the last piece is '' or a partial row
     except OSError:
-        return []
+        return
     if not lines:
-        return []
+        return
     header, rows = lines[0].split("\t"), lines[1:]
     # A resumed run puts its table back as its checkpoint has it: rows after it go.
-    first = run.shown = min(run.shown, len(rows))
+    first = min(run.shown, len(rows))
     run.shown = len(rows)
-    return [(first + i + 1, {k: _as_number(v) for k, v in zip(header, row.split("\t"))})
-            for i, row in enumerate(rows[first:])]
-
-
-def _report_epochs(run, width):
-    for epochs_done, row in _new_rows(run):
-        run.last_row = row
-        line = progress_line(row, run.epochs, epochs_done=epochs_done)
+    for epochs_done, row in enumerate(rows[first:], start=first + 1):
+        run.last_row = {k: _as_number(v) for k, v in zip(header, row.split("\t"))}
+        line = progress_line(run.last_row, run.epochs, epochs_done=epochs_done)
         print(f"{run.label.ljust(width)}  {line}", flush=True)
 
 
@@ -393,11 +354,9 @@ def _summary(runs, seconds):
 
 def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
              ray_address=None, announce=None):
-    """Run the planned ``runs`` (:func:`~spinup.utils.run_utils.plan_runs`) and report
-    on the terminal.
-
-    Every check (``jobs`` x ``num_cpu`` against the cores, the run directories,
-    Ray being installed) is made before the first variant starts.
+    """Run the planned ``runs`` and report on the terminal. Every check (``jobs`` x ``num_cpu``
+    against the cores, the run directories, Ray being installed) is made before the first
+    variant starts.
 
     Args:
         runs (list): from :func:`~spinup.utils.run_utils.plan_runs`.
@@ -454,76 +413,64 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
                    + f"; each variant's output goes to {LOG_NAME} in its run directory.",
                    "cyan", bold=True), flush=True)
 
-    started_ray, remote_fn = False, None
-    if launcher == "ray" and todo:
-        import ray
-
-        from spinup.utils.ray_launch import _RayHandle, _start_ray, ray_task
-        started_ray = _start_ray(ray_address, per_variant)
-        remote_fn = ray.remote(ray_task)
-
     width = max((len(r.label) for r in runs), default=0)
     pending, running = list(todo), []
-    begin = time.time()
 
     def start(run):
         _write_header(run)
         encoded = _encode_call(run.fn, run.kwargs, num_cpu, oversubscribe)
         run.handle = (_RayHandle(remote_fn, encoded, run.log_path, per_variant)
                       if launcher == "ray" else _LocalHandle(encoded, run.log_path, threads))
-        run.outcome = "running"
         run.handle.start()
         verb = "resumed after epoch %d" % run.epochs_before if run.state == "resume" else "started"
         print(f"{run.label.ljust(width)}  {verb} (log: {run.log_path})", flush=True)
 
     finished = 0
-    try:
-        with _signals_interrupt():
-            try:
-                while pending or running:
-                    while pending and (launcher == "ray" or len(running) < jobs):
-                        run = pending.pop(0)
-                        running.append(run)
-                        start(run)
-                    time.sleep(POLL_SECONDS)
-                    for run in list(running):
-                        _report_epochs(run, width)
-                        code = run.handle.poll()
-                        if code is None:
-                            continue
-                        _report_epochs(run, width)
-                        running.remove(run)
-                        finished += 1
-                        run.returncode, run.cause = code, getattr(run.handle, "cause", None)
-                        run.outcome = "finished" if code == 0 else "FAILED"
-                        status = (f"finished ({_result(run)})" if code == 0 else
-                                  colorize(f"FAILED ({run.cause or f'exit code {code}'}); "
-                                           f"see {run.log_path}", "red", bold=True))
-                        print(f"{run.label.ljust(width)}  {status}  "
-                              f"[{finished}/{len(todo)} done]", flush=True)
-            except Interrupted as e:
-                # a variant whose handle exists but has not started has nothing to stop
-                started = [run for run in running if run.handle is not None
-                           and run.handle.started]
-                print(colorize(f"\nInterrupted: stopping {len(started)} running variant(s); "
-                               "each keeps its last checkpoint.", "red", bold=True), flush=True)
-                e.reported = True
-                for run in running:
-                    if run not in started:
-                        run.outcome = "not started"
-                _stop([run.handle for run in started])
-                for run in started:
-                    run.returncode = run.handle.poll()
+    with contextlib.ExitStack() as stack:
+        if launcher == "ray" and todo:
+            from spinup.utils.ray_launch import _RayHandle, _start_ray, ray_task
+            if _start_ray(ray_address, per_variant):
+                stack.callback(ray.shutdown)
+            remote_fn = ray.remote(ray_task)
+        stack.enter_context(_signals_interrupt())
+        begin = time.time()
+        try:
+            while pending or running:
+                while pending and (launcher == "ray" or len(running) < jobs):
+                    run = pending.pop(0)
+                    running.append(run)
+                    start(run)
+                time.sleep(POLL_SECONDS)
+                for run in list(running):
                     _report_epochs(run, width)
-                    run.outcome = "finished" if run.returncode == 0 else "interrupted"
-                _summary(runs, time.time() - begin)
-                print("Continue the grid with the same command and --resume (Python: "
-                      "resume=True).", flush=True)
-                raise
-    finally:
-        if started_ray:
-            import ray
-            ray.shutdown()
+                    code = run.handle.poll()
+                    if code is None:
+                        continue
+                    _report_epochs(run, width)   # rows written just before it ended
+                    running.remove(run)
+                    finished += 1
+                    run.returncode, run.cause = code, getattr(run.handle, "cause", None)
+                    run.outcome = "finished" if code == 0 else "FAILED"
+                    status = (f"finished ({_result(run)})" if code == 0 else
+                              colorize(f"FAILED ({run.cause or f'exit code {code}'}); "
+                                       f"see {run.log_path}", "red", bold=True))
+                    print(f"{run.label.ljust(width)}  {status}  [{finished}/{len(todo)} done]",
+                          flush=True)
+        except Interrupted as e:
+            # a variant whose handle exists but has not started has nothing to stop
+            started = [run for run in running if run.handle is not None and run.handle.started]
+            print(colorize(f"\nInterrupted: stopping {len(started)} running variant(s); "
+                           "each keeps its last checkpoint.", "red", bold=True), flush=True)
+            e.reported = True
+            _stop([run.handle for run in started])
+            for run in started:
+                run.returncode = run.handle.poll()
+                _report_epochs(run, width)
+                run.outcome = "finished" if run.returncode == 0 else "interrupted"
+            _summary(runs, time.time() - begin)
+            print("Continue the grid with the same command and --resume (Python: "
+                  "resume=True).", flush=True)
+            raise
     _summary(runs, time.time() - begin)
     failed = [(r.label, r.returncode, r.log_path) for r in runs if r.outcome == "FAILED"]
     if failed:

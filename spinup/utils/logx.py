@@ -1,10 +1,8 @@
 """The loggers every algorithm writes its outputs through (spec: "Logger").
 
-A run's directory receives ``progress.txt`` (tab-separated, a row per
-:meth:`Logger.dump_tabular`, flushed each time), ``config.json``
-(:meth:`Logger.save_config`), ``vars.json`` and ``pyt_save/model.pt``
-(:meth:`Logger.save_state`). :class:`EpochLogger` adds per-epoch statistics over
-all MPI ranks (:meth:`~EpochLogger.store`). Under MPI only rank 0 prints and writes.
+A run's directory receives ``progress.txt`` (tab-separated, a row per epoch, flushed each
+time), ``config.json``, ``vars.json`` and ``pyt_save/model.pt``. :class:`EpochLogger` adds
+per-epoch statistics over all MPI ranks. Under MPI only rank 0 prints and writes.
 """
 import atexit
 import json
@@ -42,10 +40,9 @@ def _config_text(config):
 class Logger:
     """Write a run's table of diagnostics, its configuration and its saved model.
 
-    Each epoch, call :meth:`log_tabular` once per column and then
-    :meth:`dump_tabular`; the columns (names and order) are fixed by the first
-    epoch. Call :meth:`save_config` once at the start, and
-    :meth:`setup_pytorch_saver` then :meth:`save_state` to save the model.
+    Each epoch, call :meth:`log_tabular` once per column and then :meth:`dump_tabular`; the
+    first epoch fixes the columns (names and order). Call :meth:`save_config` once at the
+    start, and :meth:`setup_pytorch_saver` then :meth:`save_state` to save the model.
 
     Attributes:
         output_dir (str or None): where files go; ``None`` on MPI ranks other than 0.
@@ -55,32 +52,31 @@ class Logger:
 
     def __init__(self, output_dir=None, output_fname="progress.txt", exp_name=None,
                  overwrite=False, tensorboard=False, verbose=False, resume=False):
-        """Create the output directory and open the table file (on rank 0).
+        """Create the output directory and open the table file (on rank 0); nothing is
+        written when it raises.
 
         Args:
-            output_dir (str): directory for the run's files, created if needed.
-                ``None`` gives ``/tmp/experiments/<unix time>``.
+            output_dir (str): the run's directory, created if needed (``None``:
+                ``/tmp/experiments/<unix time>``).
             output_fname (str): name of the tab-separated table inside it.
-            exp_name (str): name shared by the runs of one configuration (e.g.
-                its seeds); the plotter averages the runs that share it.
-            overwrite (bool): replace an earlier run in ``output_dir`` (its files
-                are deleted first). A run that stopped before its first epoch
-                (:func:`~spinup.utils.run_dir.holds_run`) is replaced without it.
-            tensorboard (bool): also write every row to TensorBoard event files in
-                ``output_dir/tb/`` at step ``TotalEnvInteracts`` (needs ``tensorboard``).
-            verbose (bool): print each row as the full table and the whole
-                configuration; False prints one :func:`progress_line` per epoch.
-            resume (bool): continue the run in ``output_dir``: the table is opened for
-                appending (then :meth:`keep_rows`) and ``config.json`` is kept (its
-                ``epochs`` updated at the first new row if the resume trains further).
+            exp_name (str): name shared by the runs (seeds) of one configuration, which the
+                plotter averages.
+            overwrite (bool): replace an earlier run in ``output_dir`` (one that stopped before
+                its first epoch, :func:`~spinup.utils.run_dir.holds_run`, is replaced anyway).
+            tensorboard (bool): also write rows to ``output_dir/tb/`` at step
+                ``TotalEnvInteracts`` (needs ``tensorboard``).
+            verbose (bool): print each row as the full table and the whole configuration;
+                False prints one :func:`progress_line` per epoch.
+            resume (bool): continue the run in ``output_dir``: append to the table (then
+                :meth:`keep_rows`), keep ``config.json`` (its ``epochs`` updated at the first
+                new row if the resume trains further).
 
         Raises:
             FileNotFoundError: ``resume`` is set and there is no table to continue.
-            FileExistsError: the table exists already and ``overwrite`` is False;
-                or (:class:`~spinup.utils.run_dir.RunInProgressError`) another live
-                process is writing to ``output_dir``.
+            FileExistsError: the table exists and ``overwrite`` is False; or
+                (:class:`~spinup.utils.run_dir.RunInProgressError`) another live process
+                writes to ``output_dir``.
             ImportError: ``tensorboard`` is True and the package is missing.
-                Nothing has been written when any of these is raised.
         """
         self.exp_name, self.verbose, self.resuming = exp_name, verbose, bool(resume)
         self.log_headers, self.log_current_row, self.first_row = [], {}, True
@@ -140,13 +136,12 @@ class Logger:
     def keep_rows(self, epochs, table=None):
         """On resuming: make the table its header and its first ``epochs`` rows, once each.
 
-        ``table`` is the table's text when the checkpoint was written: it replaces the
-        file, whatever happened to it since. Without it (an older checkpoint) the rows
-        after the first ``epochs`` are dropped.
+        ``table``, the table's text when the checkpoint was written, replaces the file;
+        without it (an older checkpoint) the rows after the first ``epochs`` are dropped.
 
         Raises:
-            ValueError: no ``table``, and one of the first ``epochs`` rows is missing
-                or cut (the file is left as it is).
+            ValueError: no ``table``, and one of the first ``epochs`` rows is missing or cut
+                (the file is left as it is).
         """
         if proc_id() != 0 or not self.resuming:
             return
@@ -183,23 +178,18 @@ class Logger:
 
     def warn_once(self, key, msg):
         """Print warning ``msg`` the first time ``key`` is warned about in this run (rank 0),
-        for conditions that recur every epoch (e.g. an episode cut off by the epoch's end).
-        """
+        for conditions that recur every epoch (e.g. an episode cut off by the epoch's end)."""
         if key not in self._warned:
             self._warned.add(key)
             self.log(msg + " (shown once per run)", color="red")
 
     def log_tabular(self, key, val):
-        """Set this epoch's value of column ``key``.
-
-        Args:
-            key (str): the column name.
-            val: its value (a number, or anything printable).
+        """Set this epoch's value of column ``key`` (str) to ``val`` (a number, or anything
+        printable).
 
         Raises:
-            ValueError: ``key`` is a column that the first epoch did not log (the
-                header row is already written), or it was logged already this
-                epoch (:meth:`dump_tabular` was not called in between).
+            ValueError: the first epoch did not log ``key`` (the header row is written), or
+                it was logged already this epoch (no :meth:`dump_tabular` in between).
         """
         if not self.first_row and key not in self.log_headers:
             raise ValueError(f"cannot add new key {key} after the first epoch: the header "
@@ -212,14 +202,13 @@ class Logger:
         self.log_current_row[key] = val
 
     def save_config(self, config):
-        """Write the run's configuration to ``config.json`` and print it, and what
-        produced the numbers to ``provenance.json`` (:mod:`spinup.utils.provenance`).
+        """Write the run's configuration to ``config.json`` and print it, and what produced
+        the numbers to ``provenance.json`` (:mod:`spinup.utils.provenance`).
 
         Values that JSON cannot hold are written readably (see
-        :func:`~spinup.utils.serialization_utils.convert_json`); the logger itself
-        is left out and ``exp_name`` is added. The dict is also kept so that
-        :meth:`setup_pytorch_saver` can find ``ac_kwargs`` in it. A resumed run keeps
-        its files; its provenance is recorded with its first new row.
+        :func:`~spinup.utils.serialization_utils.convert_json`); the logger is left out and
+        ``exp_name`` added. The dict is kept for :meth:`setup_pytorch_saver`'s ``ac_kwargs``.
+        A resumed run keeps its files; its provenance is recorded with its first new row.
 
         Args:
             config (dict): usually ``locals()`` at the top of the algorithm.
@@ -269,8 +258,7 @@ class Logger:
         Args:
             what_to_save (torch.nn.Module): the actor-critic, built as
                 ``actor_critic(observation_space, action_space, **ac_kwargs)``.
-            ac_kwargs (dict): the kwargs it was built with. ``None`` takes
-                ``ac_kwargs`` from the :meth:`save_config` dict (else ``{}``).
+            ac_kwargs (dict): its kwargs; ``None``: those in the :meth:`save_config` dict.
 
         Raises:
             TypeError: a value in ``ac_kwargs`` cannot be stored in ``model.pt``
@@ -284,16 +272,15 @@ class Logger:
     def save_state(self, state_dict, itr=None):
         """Save the environment's description and the model (rank 0 only).
 
-        Writes ``vars.json`` (``vars{itr}.json``): the env's ``EnvSpec`` as JSON
-        under ``env_spec`` (``null`` when the env has none or it cannot be
-        written), plus the other entries of ``state_dict`` as JSON; then, after
-        :meth:`setup_pytorch_saver`, ``pyt_save/model.pt`` (``model{itr}.pt``).
-        Every file is replaced atomically.
+        Writes ``vars.json`` (``vars{itr}.json``): the env's ``EnvSpec`` as JSON under
+        ``env_spec`` (``null`` when the env has none or it cannot be written) and the other
+        entries of ``state_dict``; then, after :meth:`setup_pytorch_saver`,
+        ``pyt_save/model.pt`` (``model{itr}.pt``). Every file is replaced atomically.
 
         Args:
             state_dict (dict): usually ``{'env': env}``.
-            itr (int or None): ``None`` keeps a single snapshot, overwritten each
-                time; a distinct int per call keeps them all.
+            itr (int or None): ``None`` keeps one snapshot, overwritten each time; a distinct
+                int per call keeps them all.
         """
         if proc_id() != 0:
             return
@@ -319,9 +306,9 @@ class Logger:
                        *spaces)
 
     def save_epoch_state(self, state_dict, epoch, save_freq):
-        """Save the model at the end of an epoch (rank 0 only): :meth:`save_state`, and
-        when ``epoch`` is a multiple of ``save_freq`` also copies kept for good,
-        ``vars{epoch}.json`` and ``pyt_save/model{epoch}.pt``.
+        """Save the model at the end of an epoch (rank 0 only): :meth:`save_state`, and when
+        ``epoch`` is a multiple of ``save_freq`` copies ``vars{epoch}.json`` and
+        ``pyt_save/model{epoch}.pt`` kept for good.
 
         Args:
             state_dict (dict): as for :meth:`save_state`, usually ``{'env': env}``.
@@ -422,9 +409,8 @@ def _check_numbers(key, value):
 class EpochLogger(Logger):
     """A :class:`Logger` that also summarises values collected during an epoch.
 
-    During the epoch, ``store(Name=value)`` keeps values; at its end,
-    ``log_tabular('Name')`` logs their statistics over the epoch and over all MPI
-    ranks, and forgets them::
+    During the epoch, ``store(Name=value)`` keeps values; at its end, ``log_tabular('Name')``
+    logs their statistics over the epoch and over all MPI ranks, and forgets them::
 
         logger.store(EpRet=ep_ret)          # after each episode
         logger.log_tabular('EpRet', with_min_and_max=True)
@@ -443,12 +429,11 @@ class EpochLogger(Logger):
         """Keep values for this epoch's statistics.
 
         Args:
-            **kwargs: ``Name=value``; a value is a number or an array (every
-                element counts as one sample).
+            **kwargs: ``Name=value``; a number or an array (each element is one sample).
 
         Raises:
-            TypeError: the first value of a name is not a number or an array of
-                numbers (a string, a tensor that requires grad, ...).
+            TypeError: the first value of a name is not a number or an array of numbers
+                (a string, a tensor that requires grad, ...).
         """
         for key, value in kwargs.items():
             if key not in self.epoch_dict:  # the first value of each key is checked
@@ -458,11 +443,10 @@ class EpochLogger(Logger):
     def log_tabular(self, key, val=None, with_min_and_max=False, average_only=False):
         """Log a column, or the statistics of the values stored under ``key``.
 
-        With ``val`` given, this is :meth:`Logger.log_tabular`. Otherwise the
-        values stored this epoch on every rank give ``Average<key>`` and ``Std<key>``
-        (``nan`` if none), then ``Max<key>`` and ``Min<key>`` if ``with_min_and_max``;
-        with ``average_only``, just the mean as ``<key>``. Every rank must make the
-        same calls in the same order (the statistics are reduced over ranks).
+        With ``val`` given, this is :meth:`Logger.log_tabular`. Otherwise the values stored
+        this epoch on every rank give ``Average<key>`` and ``Std<key>`` (``nan`` if none),
+        then ``Max<key>`` and ``Min<key>`` if ``with_min_and_max``; with ``average_only``,
+        just the mean as ``<key>``. Every rank must make the same calls in the same order.
 
         Args:
             key (str): the column, or the name given to :meth:`store`.

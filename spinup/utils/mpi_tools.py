@@ -1,10 +1,7 @@
-"""Data-parallel runs with MPI: launching, ranks, and reductions (spec: "MPI Tools").
+"""Data-parallel runs with MPI: launching, ranks, and reductions (docs/utils/mpi.rst).
 
-A run with ``num_cpu = N`` is ``N`` copies of the same program (ranks), started by
-``mpiexec``; they cooperate only through the reductions below. Outside
-``mpiexec`` nothing here imports :mod:`mpi4py`: ``proc_id()`` is 0,
-``num_procs()`` is 1 and every reduction returns its input, so one-process runs
-need no working MPI installation. See ``docs/utils/mpi.rst``.
+Outside ``mpiexec`` nothing here imports :mod:`mpi4py`: ``proc_id()`` is 0, ``num_procs()``
+is 1 and every reduction returns its input, so one-process runs need no working MPI.
 """
 import functools
 import os
@@ -105,11 +102,10 @@ def die_with_parent():
 
 
 def mpi_fork(n, bind_to_core=False, *, oversubscribe=False):
-    """Turn the current program into an ``n``-process MPI job.
-
-    Runs ``mpiexec -n n <python> <the same arguments>`` (``IN_MPI=1``, one OpenMP
-    thread each) and exits with its exit code; the code after ``mpi_fork`` runs in
-    each process. Does nothing when ``n <= 1`` or already under an MPI launcher.
+    """Turn the current program into an ``n``-process MPI job: run ``mpiexec -n n <python>
+    <the same arguments>`` (``IN_MPI=1``, one OpenMP thread each) and exit with its exit
+    code; the code after ``mpi_fork`` runs in each process. Does nothing when ``n <= 1``
+    or already under an MPI launcher.
 
     Args:
         n (int or str): number of processes, or ``'auto'`` for one per physical core.
@@ -149,11 +145,6 @@ def num_procs():
     return comm.Get_size() if comm is not None else 1
 
 
-def allreduce(*args, **kwargs):
-    """``MPI.COMM_WORLD.Allreduce(*args, **kwargs)``; only valid under an MPI launcher."""
-    return _comm().Allreduce(*args, **kwargs)
-
-
 def broadcast(x, root=0):
     """Overwrite the numpy array ``x`` on every rank with rank ``root``'s ``x`` (in place)."""
     if num_procs() > 1:
@@ -175,7 +166,8 @@ def mpi_op(x, op):
     if num_procs() > 1:
         from mpi4py import MPI
         combined = np.empty_like(values)
-        allreduce(values, combined, op={"sum": MPI.SUM, "min": MPI.MIN, "max": MPI.MAX}[op])
+        reduction = {"sum": MPI.SUM, "min": MPI.MIN, "max": MPI.MAX}[op]
+        _comm().Allreduce(values, combined, op=reduction)
         values = combined
     values = values.reshape(shape)
     return values[()] if np.isscalar(x) else values
@@ -192,10 +184,8 @@ def mpi_avg(x):
 
 
 def mpi_statistics_scalar(x, with_min_and_max=False):
-    """Mean and standard deviation (and min, max) of samples spread over all ranks.
-
-    Every rank gets the statistics of the union of all ranks' samples; the
-    standard deviation is the population one (divided by the number of samples).
+    """Mean and standard deviation (and min, max) of the samples of all ranks, on every
+    rank; the standard deviation is the population one (divided by the number of samples).
 
     Args:
         x: this rank's samples (any shape, flattened); may be empty on some ranks

@@ -4,13 +4,11 @@
         [--count] [--smooth S] [--select ...] [--exclude ...] [--est mean|max|min]
         [--savefig FILE]
 
-Each run becomes a pandas DataFrame (one row per epoch). The runs of one condition (by
-default one ``exp_name``: the seeds of one configuration) are drawn as one curve, their
-mean with a band of one standard deviation; ``--count`` draws every run on its own.
+The runs of one condition (by default one ``exp_name``: the seeds of one configuration) are
+drawn as one curve, their mean with a band of one standard deviation; ``--count``: each run.
 """
 import argparse
 import collections
-import contextlib
 import itertools
 import json
 import os
@@ -30,7 +28,8 @@ _runs_per_condition = collections.Counter()
 
 def plot_data(data, xaxis="Epoch", value="AverageEpRet", condition="Condition1", smooth=1,
               estimator="mean", ax=None):
-    """Draw ``value`` against ``xaxis``, one curve per ``condition``, on one axes.
+    """Draw ``value`` against ``xaxis``, one curve per ``condition``, on one axes, in
+    seaborn's darkgrid theme (the session's ``rcParams`` are put back after).
 
     Args:
         data (list of pandas.DataFrame): the runs, as from :func:`get_datasets`.
@@ -38,14 +37,14 @@ def plot_data(data, xaxis="Epoch", value="AverageEpRet", condition="Condition1",
         value (str): column for the y axis.
         condition (str): column that groups runs into curves: ``'Condition1'``
             (by experiment) or ``'Condition2'`` (every run apart).
-        smooth (int): replace each point by the mean of a centred window of
-            ``smooth`` points (fewer at the ends); 1 draws the raw data.
+        smooth (int): mean over a centred window of ``smooth`` points (fewer at the ends).
         estimator (str): ``'mean'``, ``'max'`` or ``'min'`` of a condition's runs.
-        ax: matplotlib axes to draw on (default: the current one).
+        ax: matplotlib axes to draw on (default: the current one, made in the theme).
 
     Returns:
         The matplotlib axes.
     """
+    import matplotlib
     import seaborn as sns
     if smooth > 1:
         data = [run.assign(**{value: run[value].rolling(smooth, center=True,
@@ -54,8 +53,9 @@ def plot_data(data, xaxis="Epoch", value="AverageEpRet", condition="Condition1",
     table = pd.concat(data, ignore_index=True)
     if ax is None:
         import matplotlib.pyplot as plt
-        plt.gcf()  # outside _style: a backend chosen now keeps its own settings
-    with _style():
+        plt.gcf()  # outside the theme: a backend chosen now keeps its own settings
+    with matplotlib.rc_context():
+        sns.set_theme(style="darkgrid", font_scale=1.2)
         ax = sns.lineplot(data=table, x=xaxis, y=value, hue=condition, errorbar="sd",
                           estimator=getattr(np, estimator), ax=ax)
         ax.legend(loc="best").set_draggable(True)
@@ -63,16 +63,6 @@ def plot_data(data, xaxis="Epoch", value="AverageEpRet", condition="Condition1",
             ax.ticklabel_format(style="sci", axis="x", scilimits=(0, 0))
         ax.figure.tight_layout(pad=0.5)
     return ax
-
-
-@contextlib.contextmanager
-def _style():
-    """seaborn's darkgrid theme inside the block, the session's ``rcParams`` put back after."""
-    import matplotlib
-    import seaborn as sns
-    with matplotlib.rc_context():
-        sns.set_theme(style="darkgrid", font_scale=1.2)
-        yield
 
 
 def _read_exp_name(run_dir, quiet=False):
@@ -125,18 +115,16 @@ def get_datasets(logdir, condition=None, select=None, exclude=None):
 
     Args:
         logdir (str): a directory, searched recursively.
-        condition (str): label for all these runs; ``None`` uses each run's
-            ``exp_name`` from ``config.json`` (``'exp'`` if it has none).
-        select, exclude (list of str): keep only runs whose directory names
-            (from ``logdir`` down) contain every word of ``select`` and none of
-            ``exclude``.
+        condition (str): label for all these runs; ``None``: each run's ``exp_name`` from
+            ``config.json`` (``'exp'`` if it has none).
+        select, exclude (list of str): keep only runs whose directory names (from ``logdir``
+            down) contain every word of ``select`` and none of ``exclude``.
 
     Returns:
-        list of pandas.DataFrame: one per readable run with logged epochs (the
-        others are skipped with a note), with four columns added: ``Unit``
-        (the run's number within its condition), ``Condition1`` (the label),
-        ``Condition2`` (``<label>-<run number>``) and ``Performance``
-        (``AverageTestEpRet`` if logged, else ``AverageEpRet``).
+        list of pandas.DataFrame: one per readable run with logged epochs (others are skipped
+        with a note), with columns added: ``Unit`` (the run's number in its condition),
+        ``Condition1`` (the label), ``Condition2`` (``<label>-<run number>``) and
+        ``Performance`` (``AverageTestEpRet`` if logged, else ``AverageEpRet``).
     """
     runs = []
     for run_dir in _find_runs(logdir, select, exclude):
@@ -176,17 +164,16 @@ def get_all_datasets(all_logdirs, legend=None, select=None, exclude=None):
 
     Args:
         all_logdirs (list of str): directories or prefixes (see ``--help``).
-        legend (list of str): one label per directory that has matching runs,
-            replacing the ``exp_name``s.
+        legend (list of str): one label per directory with matching runs (not ``exp_name``).
         select, exclude (list of str): as :func:`get_datasets`.
 
     Returns:
-        list of pandas.DataFrame, as :func:`get_datasets`: each run once, however
-        many of the directories or prefixes lead to it.
+        list of pandas.DataFrame, as :func:`get_datasets`: each run once, however many of
+        the directories or prefixes lead to it.
 
     Raises:
-        ValueError: no directory or run matches, no run could be read, or
-            ``legend`` does not have one entry per directory.
+        ValueError: no directory or run matches, no run could be read, or ``legend`` does
+            not have one entry per directory (or a directory holds several experiments).
     """
     logdirs = _expand_logdirs(all_logdirs)
     if not logdirs:
@@ -256,25 +243,21 @@ def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
 
     Args:
         all_logdirs, legend, select, exclude: as :func:`get_all_datasets`.
-        xaxis (str): column for the x axis (the CLI's default is
-            ``TotalEnvInteracts``).
+        xaxis (str): column for the x axis (the CLI's default is ``TotalEnvInteracts``).
         values (str or list of str): column(s) to plot, one figure each.
         count (bool): draw each run separately instead of one curve per experiment.
         font_scale (float): kept for the spec's signature; the theme sets the fonts.
-        smooth (int): smoothing window, as :func:`plot_data`.
-        estimator (str): ``'mean'``, ``'max'`` or ``'min'``, as :func:`plot_data`.
-        savefig (str): save to this file (its directory created if needed) instead
-            of ``plt.show()`` (called only where the backend can show); with several
-            values, ``out_<value>.png`` per figure.
+        smooth, estimator: as :func:`plot_data`.
+        savefig (str): save to this file (its directory created if needed) instead of
+            ``plt.show()`` (where the backend can show); several values: ``out_<value>.png``.
 
     Returns:
         list of matplotlib.figure.Figure: one per value.
 
     Raises:
-        ValueError: no data; ``values`` is empty; ``xaxis`` or a value is a
-            column of no run, or holds no number in any run (e.g. all NaN);
-            ``savefig`` has an extension matplotlib cannot write or a directory
-            that cannot be created.
+        ValueError: no data; ``values`` is empty; ``xaxis`` or a value is a column of no
+            run, or holds no number in any run (e.g. all NaN); ``savefig`` has an extension
+            matplotlib cannot write or a directory that cannot be created.
     """
     import matplotlib.pyplot as plt
     values = [values] if isinstance(values, str) or values is None else list(values)
@@ -320,10 +303,9 @@ def make_plots(all_logdirs, legend=None, xaxis=None, values=None, count=False,
                              f"({e.strerror or e})") from None
     figures = []
     for value, usable in tables:
-        fig = plt.figure()  # before the theme: a backend loaded now keeps its settings
-        with _style():  # the axes take the theme when they are made
-            ax = plot_data(usable, xaxis=xaxis, value=value, condition=condition,
-                           smooth=smooth, estimator=estimator, ax=fig.gca())
+        fig = plt.figure()  # current, so plot_data makes its axes there, in the theme
+        ax = plot_data(usable, xaxis=xaxis, value=value, condition=condition,
+                       smooth=smooth, estimator=estimator)
         table = pd.concat(usable, ignore_index=True)
         if (table.groupby(condition)[xaxis].nunique() < 2).any():  # a one-x curve: as points
             legend = ax.get_legend()

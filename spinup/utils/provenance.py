@@ -1,11 +1,9 @@
 """Where a run's numbers come from: the software and the CPU that produced them.
 
-A run's numbers depend on its arguments, its seed, the library versions and the kind of
-CPU (which vector kernels torch uses), not on how it was launched (every algorithm fixes
-its thread count, :data:`spinup.utils.torch_tools.RUN_THREADS`). :func:`provenance`
-collects this; :meth:`spinup.utils.logx.Logger.save_config` writes it to
-``provenance.json``. Where two records' :func:`numbers_signature` agree, the same run
-gives identical numbers.
+A run's numbers depend on its arguments, seed, library versions and kind of CPU (torch's
+vector kernels), not on how it was launched. :func:`provenance` collects this for
+``provenance.json``; where two records' :func:`numbers_signature` agree, the same run gives
+identical numbers.
 """
 import json
 import os.path as osp
@@ -31,19 +29,18 @@ def _version(package):
 
 def cpu_model():
     """The CPU as ``"<vendor> family <f> model <m>: <model name>"`` from ``/proc/cpuinfo``
-    (Linux), else what :func:`platform.processor` reports. Family and model tell apart the
-    chip generations that a virtual machine may give one generic name (``"AMD EPYC"``).
-    """
+    (Linux), else :func:`platform.processor`. Family and model tell apart the chip
+    generations that a virtual machine may give one generic name (``"AMD EPYC"``)."""
+    fields = {}
     try:
         with open("/proc/cpuinfo") as f:
-            fields = {}
             for line in f:
                 if not line.strip():
                     break  # the first processor is enough
                 key, _, value = line.partition(":")
                 fields[key.strip()] = value.strip()
-    except OSError:
-        return platform.processor() or platform.machine()
+    except OSError:  # not Linux
+        fields = {}
     name = fields.get("model name") or platform.processor() or platform.machine()
     if "vendor_id" in fields:
         return (f"{fields['vendor_id']} family {fields.get('cpu family', '?')} "
@@ -58,9 +55,7 @@ def _commit():
         return None
     try:
         head = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True,
-                              text=True, timeout=10)
-        if head.returncode != 0:
-            return None
+                              text=True, timeout=10, check=True)
         dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"],
                                capture_output=True, text=True, timeout=10)
         return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
@@ -72,32 +67,28 @@ def provenance(device="cpu", processes=1, threads=None):
     """What produced a run's numbers, as a JSON-ready dict.
 
     Args:
-        device (str): where the networks train: ``"cpu"``, or ``"cuda:N (<GPU name>)"``
-            (:func:`spinup.utils.torch_tools.device_label`).
+        device (str): where the networks train: ``"cpu"`` or ``"cuda:N (<GPU name>)"``.
         processes (int): MPI processes (or A3C workers) of the run.
-        threads (int or None): torch threads the run trains with; None gives
-            :data:`spinup.utils.torch_tools.RUN_THREADS`, the count every algorithm sets.
+        threads (int or None): torch threads; None: the count every algorithm sets
+            (:data:`spinup.utils.torch_tools.RUN_THREADS`).
 
     Returns:
         dict with ``spinup``, ``commit`` (None outside a git checkout), ``python``,
-        ``torch``, ``numpy``, ``gymnasium``, ``mujoco`` (None when not installed),
-        ``cpu`` (:func:`cpu_model`), ``cpu_capability`` (torch's choice of vector
-        kernels, e.g. ``"AVX2"`` or ``"AVX512"``), ``threads``, ``processes``, ``device``
-        and ``platform``.
+        ``torch``, ``numpy``, ``gymnasium``, ``mujoco`` (None when not installed), ``cpu``
+        (:func:`cpu_model`), ``cpu_capability`` (torch's vector kernels, e.g. ``"AVX2"``),
+        ``threads``, ``processes``, ``device`` and ``platform``.
     """
     import numpy as np
     import torch
 
     from spinup.utils.torch_tools import RUN_THREADS
     from spinup.version import __version__
-    if threads is None:
-        threads = RUN_THREADS
     return dict(spinup=__version__, commit=_commit(), python=platform.python_version(),
                 torch=torch.__version__, numpy=np.__version__, gymnasium=_version("gymnasium"),
                 mujoco=_version("mujoco"), cpu=cpu_model(),
                 cpu_capability=torch.backends.cpu.get_cpu_capability(),
-                threads=threads, processes=processes, device=device,
-                platform=platform.platform())
+                threads=RUN_THREADS if threads is None else threads, processes=processes,
+                device=device, platform=platform.platform())
 
 
 def numbers_signature(record):
@@ -108,8 +99,7 @@ def numbers_signature(record):
 
 def write_provenance(output_dir, record, resuming=False):
     """Write ``record`` to ``output_dir/provenance.json``: ``{"run": record}`` for a fresh
-    run; a resumed run keeps what is there and appends ``record`` to the list ``"resumed"``.
-    """
+    run; a resumed run keeps what is there and appends ``record`` to the list ``"resumed"``."""
     path = osp.join(output_dir, PROVENANCE_NAME)
     if resuming:
         try:

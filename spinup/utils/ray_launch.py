@@ -106,8 +106,8 @@ def _start_ray(ray_address, num_cpu):
     """Connect to the cluster at ``ray_address`` (``None``: start a local Ray); return
     whether this call started Ray. Raises LaunchError if no node has ``num_cpu`` CPUs."""
     ray = require_ray()
-    started = False
-    if not ray.is_initialized():
+    started = not ray.is_initialized()
+    if started:
         from spinup.utils.mpi_tools import available_cores
         options = dict(address=ray_address) if ray_address else dict(
             num_cpus=available_cores(), include_dashboard=False)
@@ -118,7 +118,6 @@ def _start_ray(ray_address, num_cpu):
             raise LaunchError(f"--launcher ray: cannot start or reach {where} "
                               f"({str(e).splitlines()[0] if str(e) else type(e).__name__})") \
                 from None
-        started = True
     largest = max((node.get("Resources", {}).get("CPU", 0) for node in ray.nodes()
                    if node.get("Alive")), default=0)
     if largest < num_cpu:

@@ -1,21 +1,12 @@
 """A run's directory: who may write to it, and what a new run does with an old one.
 
-Every way of starting a run (an algorithm called from Python, ``python -m spinup.run``,
-a grid serial or in parallel or on Ray, ``--resume``) goes through the two rules here:
-
-* :func:`lock_run_dir`: one live process per directory (an ``flock`` that dies with
-  its owner); :func:`check_run_dir_free` asks without taking it.
-* :func:`decide_start`: given ``resume`` and ``overwrite``, whether the run continues
-  the directory's run, starts in an empty directory, reuses one whose run stopped before
-  its first epoch, replaces a run, or is refused (:func:`refusal_to_overwrite`).
-* Resuming: :func:`resume_point` (the epoch every rank's checkpoint has) and
-  :func:`check_same_call` (only ``--epochs`` may change) for ``--resume DIR`` and a
-  grid's ``--resume`` alike; :func:`plan_resume` decides each grid variant; which
-  algorithm wrote a run (:func:`run_algorithm`, :func:`check_same_algorithm`).
-* The directory's base and name (:func:`check_data_dir`, :func:`check_run_name`,
-  :func:`check_name_lengths`), checked before anything is written.
+Every way of starting a run (Python, ``python -m spinup.run``, a grid, ``--resume``) obeys
+these rules: one live process per directory (:func:`lock_run_dir`), what a run does with an
+old one (:func:`decide_start`), when it may resume one (:func:`check_same_call`,
+:func:`plan_resume`), and which base and names are allowed, checked before anything is written.
 """
 import atexit
+import contextlib
 import inspect
 import json
 import os
@@ -35,26 +26,19 @@ class LaunchError(ValueError):
 
 
 def decide_start(output_dir, resume=False, overwrite=False, table_name="progress.txt"):
-    """What a run started with ``resume``/``overwrite`` does with ``output_dir``.
-
-    The :class:`~spinup.utils.logx.Logger` acts on the answer; the grid launcher asks
-    the same question for every variant before any starts, so both refuse alike.
-
-    Args:
-        output_dir (str): the run's directory (it need not exist).
-        resume (bool): continue the run there (``logger_kwargs['resume']``).
-        overwrite (bool): a run there may be replaced.
-        table_name (str): the table's file name.
+    """What a run does with ``output_dir`` (which need not exist; its table is ``table_name``)
+    when asked to ``resume`` the run there, or allowed to ``overwrite`` it. The
+    :class:`~spinup.utils.logx.Logger` and the grid launcher (for every variant, before any
+    starts) both ask, so both refuse alike.
 
     Returns:
         str: ``'resume'``; ``'new'`` (no table there); ``'reuse'`` (the run there stopped
-        before its first epoch ended: :func:`holds_run` is False, its files go);
-        ``'replace'`` (a run is there and ``overwrite`` is set: its files go).
+        before its first epoch ended, see :func:`holds_run`: its files go); ``'replace'``
+        (a run is there and ``overwrite`` is set: its files go).
 
     Raises:
         FileNotFoundError: ``resume`` and no run there.
-        FileExistsError: a run is there and neither ``resume`` nor ``overwrite`` is set
-            (:func:`refusal_to_overwrite`).
+        FileExistsError: a run is there, and neither ``resume`` nor ``overwrite`` is set.
     """
     table_path = osp.join(output_dir, table_name)
     if resume:
@@ -76,9 +60,8 @@ def resume_point(run_dir):
     """Where ``--resume`` continues the run in ``run_dir`` (CLI and grid alike).
 
     Returns:
-        tuple: ``(done, ranks)``: the epochs that every MPI rank's checkpoint has (a run
-        stopped while its ranks were writing has some one epoch ahead; the resume
-        starts from the lowest), and the number of ranks (checkpoint files).
+        tuple: ``(done, ranks)``: the epochs that every MPI rank's checkpoint has (the lowest:
+        ranks stopped mid-write may be one ahead), and the number of ranks.
 
     Raises:
         FileNotFoundError: no checkpoint (``pyt_save/checkpoint.pt``).
@@ -94,15 +77,9 @@ def resume_point(run_dir):
     return done, ranks
 
 
-# ---- Resuming: the rules of --resume DIR and of a grid's --resume ----
-
 def read_run_config(run_dir):
-    """A run's ``config.json`` as a dict.
-
-    Raises:
-        LaunchError: the file cannot be read, is not JSON, or holds no JSON object
-            (one line naming the file).
-    """
+    """A run's ``config.json`` as a dict; :class:`LaunchError` (one line naming the file) if
+    the file cannot be read, is not JSON, or holds no JSON object."""
     path = osp.join(run_dir, "config.json")
     try:
         with open(path) as f:
@@ -125,11 +102,10 @@ _SAVED_ENV = re.compile(r"gym\.make\((['\"])(.+)\1\)")
 def check_same_call(run_dir, fn, kwargs, config=None):
     """Refuse to resume the run in ``run_dir`` with arguments it was not started with.
 
-    The rule of ``--resume DIR`` and of a grid's ``--resume``: every argument of
-    ``fn`` (its default where ``kwargs`` does not give it) must equal the one in
-    ``config.json``, except those in :data:`RESUME_MAY_CHANGE`; an ``env_name``
-    must be the id the saved ``env_fn`` makes. An argument the saved run does not
-    list (added to the algorithm since) is not compared.
+    The rule of ``--resume DIR`` and of a grid's ``--resume``: every argument of ``fn`` (its
+    default where ``kwargs`` lacks it) must equal the one in ``config.json`` (``config``, read
+    when ``None``), except :data:`RESUME_MAY_CHANGE`; an ``env_name`` must be the id the saved
+    ``env_fn`` makes. Arguments the saved run does not list (added since) are not compared.
 
     Raises:
         LaunchError: one line naming the run and every differing argument; or
@@ -165,12 +141,13 @@ def _count_rows(output_dir):
 
 
 def plan_resume(run, num_cpu):
-    """Decide whether ``run`` is skipped, resumed or started again (``resume=True``).
+    """Mark the grid's ``run`` (a ``_Run``) to be skipped, resumed or started again, for a
+    grid's ``--resume`` with ``num_cpu`` processes per run.
 
     Raises:
-        LaunchError: the checkpoint cannot be read, or was written by another
-            number of MPI processes than ``num_cpu``; or the run was started with
-            other arguments (:func:`check_same_call`).
+        LaunchError: the checkpoint cannot be read, was written by another number of MPI
+            processes, or is past ``run.epochs``; epochs were logged but no checkpoint was
+            kept; or the run was started with other arguments (:func:`check_same_call`).
     """
     from spinup.utils.checkpoint import checkpoint_path
     from spinup.utils.mpi_tools import _physical_cores
@@ -212,30 +189,22 @@ def plan_resume(run, num_cpu):
     lk["resume"] = True
 
 
-def _unfinished(run_dir, table_path):
-    """``(epochs done, epochs planned)`` for a run that stopped with a checkpoint before
-    its last epoch, else None."""
-    try:
-        with open(osp.join(run_dir, "config.json")) as f:
-            planned = json.load(f).get("epochs")
-        with open(table_path) as f:
-            done = max(0, len(f.read().splitlines()) - 1)
-    except (OSError, ValueError, AttributeError):
-        return None
-    if not osp.exists(osp.join(run_dir, "pyt_save", "checkpoint.pt")):
-        return None
-    return (done, planned) if isinstance(planned, int) and 0 < done < planned else None
-
-
 def refusal_to_overwrite(table_path):
     """The one-line message for an output directory that already holds a run (with the
-    way to continue it, when the run stopped before its last epoch)."""
+    way to continue it, when the run stopped with a checkpoint before its last epoch)."""
     run_dir = osp.dirname(table_path) or "."
-    stopped = _unfinished(run_dir, table_path)
-    resume = "" if stopped is None else (
-        f" The run stopped after epoch {stopped[0]} of {stopped[1]}: continue it with "
-        f"--resume {run_dir} (a grid: the same command and --resume; Python: "
-        "logger_kwargs=dict(..., resume=True)).")
+    resume = ""
+    try:
+        planned = read_run_config(run_dir).get("epochs")
+        with open(table_path) as f:
+            done = max(0, len(f.read().splitlines()) - 1)
+    except (OSError, ValueError):   # LaunchError is a ValueError
+        planned = None
+    if (isinstance(planned, int) and 0 < done < planned
+            and osp.exists(osp.join(run_dir, "pyt_save", "checkpoint.pt"))):
+        resume = (f" The run stopped after epoch {done} of {planned}: continue it with "
+                  f"--resume {run_dir} (a grid: the same command and --resume; Python: "
+                  "logger_kwargs=dict(..., resume=True)).")
     return (f"{run_dir} already holds a run ({osp.basename(table_path)} exists); refusing to "
             "overwrite it. Choose a new --exp_name, add --dt for date-stamped directories, "
             "or pass --overwrite (Python: overwrite=True in an algorithm's logger_kwargs, in "
@@ -243,19 +212,12 @@ def refusal_to_overwrite(table_path):
 
 
 def holds_run(output_dir, table_name="progress.txt"):
-    """Whether ``output_dir`` holds a run that finished at least one epoch.
-
-    That is: its table has a row after the header, or ``pyt_save/`` holds a
-    checkpoint or a model. A run interrupted while starting (``config.json`` and
-    an empty table, nothing saved) holds none: the same command may reuse the
-    directory, and there is nothing to resume.
-    """
-    try:
-        with open(osp.join(output_dir, table_name)) as f:
-            if len(f.readlines(1 << 16)) > 1:  # the header and at least one row
-                return True
-    except OSError:
-        pass
+    """Whether ``output_dir`` holds a run that finished at least one epoch: its table has a
+    row after the header, or ``pyt_save/`` holds a checkpoint or a model. (A run interrupted
+    while starting holds none: the same command may reuse its directory.)"""
+    with contextlib.suppress(OSError), open(osp.join(output_dir, table_name)) as f:
+        if len(f.readlines(1 << 16)) > 1:  # the header and at least one row
+            return True
     try:
         saved = os.listdir(osp.join(output_dir, "pyt_save"))
     except OSError:
@@ -264,10 +226,8 @@ def holds_run(output_dir, table_name="progress.txt"):
 
 
 def _clear_run(output_dir, table_name):
-    """Delete what a run wrote to ``output_dir`` (its table, ``config.json``,
-    ``provenance.json``, ``vars*.json``, ``pyt_save/``, ``tb/``, ``output.log``), so that
-    nothing of it is left next to a new run. An ``output.log`` that is this process's standard
-    output (a grid launcher opened it for the new run) stays."""
+    """Delete what a run wrote to ``output_dir``, so that nothing of it is left next to a new
+    run; an ``output.log`` that is this process's stdout (opened for the new run) stays."""
     for name in os.listdir(output_dir):
         path = osp.join(output_dir, name)
         if name in ("pyt_save", "tb") and osp.isdir(path):
@@ -296,10 +256,9 @@ class _RunDirLock:
 
     def release(self):
         if not self._file.closed:
-            try:  # a finished run keeps no lock file (a killed one does; it is harmless)
+            # a finished run keeps no lock file (a killed one does; it is harmless)
+            with contextlib.suppress(OSError):
                 os.unlink(self._file.name)
-            except OSError:
-                pass
             self._file.close()
 
     __del__ = release
@@ -314,11 +273,8 @@ def _lock_path(output_dir):
 
 
 def _flock_or_refuse(output_dir, mode):
-    """Open ``output_dir``'s lock file with ``mode`` and lock it exclusively.
-
-    Returns the open file, or ``None`` where files cannot be locked. Raises
-    :class:`RunInProgressError` (naming the owner's pid) if another process has it.
-    """
+    """Open ``output_dir``'s lock file with ``mode`` and lock it: the open file, ``None`` where
+    files cannot be locked, or :class:`RunInProgressError` if another process has it."""
     try:
         import fcntl
         lock_file = open(_lock_path(output_dir), mode)
@@ -341,18 +297,15 @@ def _flock_or_refuse(output_dir, mode):
 
 
 def lock_run_dir(output_dir):
-    """Claim ``output_dir`` for this process.
+    """Claim ``output_dir`` (an existing run directory) for this process.
 
-    The claim is an exclusive ``flock`` on ``output_dir/.spinup.lock`` (which holds
-    the owner's pid), shared by the loggers of this process, held while the returned
-    object is referenced, and dropped by the OS when the process ends however it ends.
-    Where ``flock`` is unavailable nothing is locked and ``None`` is returned.
-
-    Args:
-        output_dir (str): an existing run directory.
+    The claim is an exclusive ``flock`` on ``output_dir/.spinup.lock`` (which holds the
+    owner's pid), shared by this process's loggers and dropped by the OS when the process
+    ends however it ends.
 
     Returns:
-        object or None: the claim; drop every reference to release it.
+        object or None: the claim, held until every reference to it is dropped; ``None``
+        (nothing locked) where ``flock`` is unavailable.
 
     Raises:
         RunInProgressError: another process holds the lock; the message names its pid.
@@ -384,15 +337,11 @@ def check_run_dir_free(output_dir):
         probe.close()
 
 
-# ---- Which algorithm wrote a run ----
-
 def run_algorithm(config):
-    """The algorithm that wrote a run's ``config.json`` (the dict ``config``), or ``None``
-    when it cannot be told.
+    """The algorithm that wrote a run's ``config.json`` (the dict ``config``), or ``None``.
 
-    That is the ``_algorithm`` entry, which :func:`spinup.utils.arg_checks.check_args`
-    records. Runs older than that entry are recognised by the module of their default
-    actor-critic (``spinup.algos.<algo>.core...``), TRPO with ``algo='npg'`` being ``npg``.
+    That is its ``_algorithm`` entry (see :func:`spinup.utils.arg_checks.check_args`); older
+    runs are told by their default actor-critic's module, TRPO with ``algo='npg'`` as ``npg``.
     """
     if not isinstance(config, dict):
         return None
@@ -405,16 +354,9 @@ def run_algorithm(config):
 
 
 def check_same_algorithm(algo, fn, run_dir, config):
-    """Refuse to resume the run in ``run_dir`` with algorithm ``fn`` (named ``algo``) when
-    another algorithm wrote it.
-
-    Args:
-        config (dict): the run's ``config.json``.
-
-    Raises:
-        ValueError: one line naming both algorithms; or, for a run that does not say
-            which algorithm wrote it, naming its arguments that ``fn`` does not take.
-    """
+    """Refuse (ValueError, one line) to resume the run in ``run_dir`` (``config``: its
+    ``config.json`` dict) with the algorithm ``fn``, named ``algo``, when another algorithm
+    wrote it; for a run that does not say which, when it has arguments ``fn`` does not take."""
     other = run_algorithm(config)
     if other is None and isinstance(config, dict):
         params = inspect.signature(fn).parameters
@@ -432,33 +374,21 @@ def check_same_algorithm(algo, fn, run_dir, config):
 
 def check_resume_algorithm(algo, fn, logger_kwargs):
     """:func:`check_same_algorithm` on ``D/config.json`` when ``logger_kwargs`` is
-    ``dict(output_dir=D, resume=True)``. A file that cannot be read is not checked (the
-    logger then says that there is no run to resume).
-    """
-    if not isinstance(logger_kwargs, dict) or not logger_kwargs.get("resume"):
-        return
-    run_dir = logger_kwargs.get("output_dir")
-    if not isinstance(run_dir, str):
+    ``dict(output_dir=D, resume=True)``; a file that cannot be read is left to the logger."""
+    run_dir = logger_kwargs.get("output_dir") if isinstance(logger_kwargs, dict) else None
+    if not isinstance(run_dir, str) or not logger_kwargs.get("resume"):
         return
     try:
-        with open(osp.join(run_dir, "config.json")) as f:
-            config = json.load(f)
-    except (OSError, ValueError):
+        config = read_run_config(run_dir)
+    except LaunchError:
         return
     check_same_algorithm(algo, fn, run_dir, config)
 
 
-# ---- Where a run goes ----
-
 def check_data_dir(data_dir, default):
-    """Return the base directory of runs: ``default`` when ``data_dir`` is ``None``, with
-    ``~`` expanded.
-
-    Raises:
-        ValueError: ``data_dir`` is empty or not a path.
-    """
-    if data_dir is None:
-        data_dir = default
+    """The base directory of runs: ``data_dir`` (``default`` when ``None``), ``~`` expanded;
+    ValueError if it is empty or not a path."""
+    data_dir = default if data_dir is None else data_dir
     if not isinstance(data_dir, (str, os.PathLike)) or not os.fspath(data_dir):
         raise ValueError(f"data_dir={data_dir!r} is not allowed: a directory path (leave "
                          f"--data_dir out for the default, {default})")
@@ -466,29 +396,20 @@ def check_data_dir(data_dir, default):
 
 
 def check_run_name(exp_name):
-    """Refuse an ``exp_name`` that is not a single directory name inside ``data_dir``.
-
-    Raises:
-        ValueError: ``exp_name`` is not a string; is empty, ``.`` or ``..``; or contains
-            a path separator (``a/b``, ``../escape``, ``/abs``) or a control character
-            (NUL, newline, tab ...).
-    """
-    bad = (not isinstance(exp_name, str) or exp_name in ("", ".", "..") or min(exp_name) < " "
-           or any(sep in exp_name for sep in filter(None, ("/", os.sep, os.altsep))))
-    if bad:
+    """Refuse (ValueError) an ``exp_name`` that is not a single directory name inside
+    ``data_dir``: not a string; empty, ``.`` or ``..``; or holding a path separator (``a/b``,
+    ``/abs``) or a control character (NUL, newline, tab ...)."""
+    if (not isinstance(exp_name, str) or exp_name in ("", ".", "..") or min(exp_name) < " "
+            or any(sep in exp_name for sep in filter(None, ("/", os.sep, os.altsep)))):
         raise ValueError(f"exp_name={exp_name!r} is not allowed: a non-empty name without "
                          "'/' or control characters such as a newline (it becomes a "
                          "directory inside data_dir; choose the base directory with --data_dir)")
 
 
 def check_name_lengths(exp_name, data_dir, names):
-    """Refuse directory ``names`` (made from ``exp_name``, to be created under ``data_dir``)
-    that are longer than the file system allows: ``PC_NAME_MAX`` of the nearest existing
-    ancestor of ``data_dir``, or 255 when it cannot be read.
-
-    Raises:
-        ValueError: for the first name whose UTF-8 length is over the limit.
-    """
+    """Refuse (ValueError, for the first) directory ``names`` (made from ``exp_name``, to be
+    created under ``data_dir``) whose UTF-8 length is over the file system's limit:
+    ``PC_NAME_MAX`` of the nearest existing ancestor of ``data_dir``, else 255."""
     probe = osp.abspath(data_dir)
     while not osp.exists(probe) and osp.dirname(probe) != probe:
         probe = osp.dirname(probe)

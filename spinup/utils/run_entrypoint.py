@@ -1,17 +1,12 @@
-"""The process in which :func:`spinup.utils.run_utils.call_experiment` runs an experiment.
+"""The process in which :func:`spinup.utils.run_utils.call_experiment` runs an experiment:
+``python run_entrypoint.py <base64 of zlib of cloudpickle of a zero-argument function>``.
 
-Internal; the one argument is the call to run, as made by ``call_experiment``::
-
-    python run_entrypoint.py <base64 of zlib of cloudpickle of a zero-argument function>
-
-Exit codes: 0 when the call returns; 2 with the message on one line for a
-``ValueError``, ``TypeError`` or ``FileExistsError`` (``SPINUP_DEBUG=1`` shows the
-traceback); 130 without a traceback for Ctrl-C, which stays blocked (by the
-launcher) until :func:`main` has loaded the call and its modules; 1 with Python's
-traceback for anything else. Under MPI, exits 2 and 130 abort every rank.
-
-The launching process's ``sys.path`` (``SPINUP_PARENT_SYS_PATH``, JSON) comes
-first, in place of this file's directory, so modules import as they did there.
+Exit codes: 0 when the call returns; 2 with the message on one line for a ``ValueError``,
+``TypeError`` or ``FileExistsError`` (``SPINUP_DEBUG=1`` shows the traceback); 130 without a
+traceback for Ctrl-C, which stays blocked (by the launcher) until :func:`main` has loaded the
+call and its modules; 1 with Python's traceback for anything else. Under MPI, exits 2 and 130
+abort every rank. The launching process's ``sys.path`` (``SPINUP_PARENT_SYS_PATH``, JSON)
+comes first, in place of this file's directory, so modules import as they did there.
 """
 import atexit
 import base64
@@ -49,8 +44,7 @@ def _exit(code):
     os._exit(code)
 
 
-#: Set by the handler of :func:`watch_ctrl_c` when a Ctrl-C arrives.
-_ctrl_c_seen = False
+_ctrl_c_seen = False   # set by the handler of watch_ctrl_c when a Ctrl-C arrives
 
 
 def _note_and_raise(signum, frame):
@@ -60,15 +54,13 @@ def _note_and_raise(signum, frame):
 
 
 def watch_ctrl_c():
-    """From now on, remember every Ctrl-C as well as raising ``KeyboardInterrupt``.
-
-    A Ctrl-C inside a C extension's import can come out as another exception without
-    the interrupt in its chain (numpy's "could not import module 'datetime'");
-    :func:`caused_by_ctrl_c` still recognises it then. Does nothing outside the main
+    """From now on, remember every Ctrl-C as well as raising ``KeyboardInterrupt``, so that
+    :func:`caused_by_ctrl_c` recognises one that a C extension's import turned into another
+    exception (numpy's "could not import module 'datetime'"). Does nothing outside the main
     thread or when SIGINT has a handler other than Python's default.
 
     Returns:
-        The previous handler, for ``signal.signal(signal.SIGINT, previous)``.
+        The previous handler, for :func:`unwatch_ctrl_c`.
     """
     global _ctrl_c_seen
     previous = signal.getsignal(signal.SIGINT)
@@ -120,14 +112,11 @@ def caused_by_ctrl_c(exc):
 
 
 def take_signals_from_launcher():
-    """First thing in a process the grid launcher started (``SPINUP_LAUNCHER_PID`` set;
-    otherwise nothing changes).
-
-    The process starts with SIGINT and SIGTERM blocked (the launcher's mask at the fork).
-    SIGINT gets Python's handler, even if the launcher ignored it (a Ray worker does), and
-    stays blocked until :func:`main` is ready for it; SIGTERM is unblocked. On Linux the
-    process also gets SIGTERM when the launcher dies (see :func:`_die_with`).
-    """
+    """First thing in a process the grid launcher started (nothing without
+    ``SPINUP_LAUNCHER_PID``). It starts with SIGINT and SIGTERM blocked (the launcher's mask at
+    the fork): SIGINT gets Python's handler, even if the launcher ignored it (a Ray worker does),
+    and stays blocked until :func:`main` is ready for it; SIGTERM is unblocked; on Linux the
+    process gets SIGTERM when the launcher dies (see :func:`_die_with`)."""
     launcher = os.environ.pop("SPINUP_LAUNCHER_PID", None)
     if launcher is None:
         return
@@ -170,16 +159,13 @@ def main(encoded_thunk):
         if caused_by_ctrl_c(e):   # a library turned the Ctrl-C into another exception
             _exit_after_ctrl_c()
         if not isinstance(e, (ValueError, TypeError, FileExistsError)) \
-                or getattr(e, "spinup_keep_traceback", False):
-            raise   # a bug, a missing module, or the user's env failing: keep its traceback
-        if os.environ.get("SPINUP_DEBUG"):
-            raise
+                or getattr(e, "spinup_keep_traceback", False) or os.environ.get("SPINUP_DEBUG"):
+            raise   # a bug, a missing module, the user's env failing, or asked for: keep it
         print(f"error: {e} (set SPINUP_DEBUG=1 for the traceback)", file=sys.stderr)
         _exit(2)
 
 
-#: Exit code after the reader of stdout went away: 128 + SIGPIPE, as a shell reports it.
-EXIT_PIPE_CLOSED = 141
+EXIT_PIPE_CLOSED = 141   #: exit code after the reader of stdout went away (128 + SIGPIPE)
 
 
 def stdout_closed():

@@ -19,7 +19,7 @@ from spinup.utils.grid_launch import (DIV_LINE_WIDTH, ExperimentError, LaunchErr
                                       _Run, check_before_launch, run_grid, run_one)
 from spinup.utils.console import colorize
 from spinup.utils.logx import _config_text
-from spinup.utils.run_dir import plan_resume
+from spinup.utils.run_dir import check_data_dir, check_name_lengths, check_run_name, plan_resume
 from spinup.utils.serialization_utils import convert_json
 
 _NAME_CHARS = frozenset("-_" + string.ascii_letters + string.digits)  # for valid_str
@@ -44,15 +44,11 @@ def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False, ove
     Args:
         exp_name (str): the experiment's name.
         seed (int): the run's seed, or ``None`` for a directory without one.
-        data_dir (str): the base directory; ``None`` means ``DEFAULT_DATA_DIR`` of
-            ``spinup/user_config.py``.
-        datestamp (bool): put the date (and time) in the names, so that runs of the
-            same name get distinct directories (``FORCE_DATESTAMP`` in
-            ``spinup/user_config.py`` turns it on for every run).
-        overwrite (bool): let the run replace an earlier run in the same directory;
-            without it the logger refuses (``FileExistsError``).
-        tensorboard (bool): also write TensorBoard event files (see
-            :class:`~spinup.utils.logx.Logger`).
+        data_dir (str): the base directory; ``None``: ``DEFAULT_DATA_DIR`` (in ``user_config``).
+        datestamp (bool): date (and time) in the names, so that runs of the same name get
+            distinct directories (``FORCE_DATESTAMP`` in ``user_config`` sets it for all).
+        overwrite (bool): let the run replace an earlier one there (else ``FileExistsError``).
+        tensorboard (bool): also write TensorBoard event files.
         verbose (bool): print the full table every epoch, not a progress line.
 
     Raises:
@@ -60,11 +56,9 @@ def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False, ove
             ``/`` or makes a name too long for the file system; ``data_dir`` is ``''``.
 
     Returns:
-        dict: ``{'output_dir': ..., 'exp_name': exp_name}`` (plus
-        ``'overwrite': True``, ``'tensorboard': True``, ``'verbose': True`` when
-        asked for), ready to pass to an algorithm as ``logger_kwargs``.
+        dict: ``{'output_dir': ..., 'exp_name': exp_name}`` plus ``overwrite``,
+        ``tensorboard`` and ``verbose`` (``True``) when set: an algorithm's ``logger_kwargs``.
     """
-    from spinup.utils.run_dir import check_data_dir, check_name_lengths, check_run_name
     try:
         data_dir = check_data_dir(data_dir, DEFAULT_DATA_DIR)
         check_run_name(exp_name)
@@ -88,10 +82,9 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
                     **kwargs):
     """Run ``thunk(seed=seed, logger_kwargs=..., **kwargs)`` in a fresh Python process.
 
-    The subprocess (:func:`~spinup.utils.grid_launch.run_one`) shares no state with
-    earlier runs, and with ``num_cpu > 1`` becomes an MPI job. Unless ``kwargs`` holds
-    ``logger_kwargs``, the directory comes from :func:`setup_logger_kwargs`; an
-    ``env_name`` keyword becomes ``env_fn`` (``gymnasium.make(env_name)``).
+    The subprocess shares no state with earlier runs, and with ``num_cpu > 1`` is an MPI job.
+    Unless ``kwargs`` holds ``logger_kwargs``, the directory comes from
+    :func:`setup_logger_kwargs`; ``env_name`` becomes ``env_fn`` (``gymnasium.make``).
 
     Args:
         exp_name (str): the experiment's name.
@@ -102,19 +95,18 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
         datestamp (bool): date and time in the directory names.
         overwrite (bool): allow replacing a finished run in the same directory.
         oversubscribe (bool): allow ``num_cpu`` above the number of cores.
-        tensorboard, verbose (bool): see :func:`setup_logger_kwargs`. Without
-            ``verbose`` the arguments are printed on one line.
+        tensorboard, verbose (bool): see :func:`setup_logger_kwargs` (without ``verbose``
+            the arguments are printed on one line).
         **kwargs: the other arguments of ``thunk``.
 
     Returns:
         str: the run's output directory.
 
     Raises:
-        FileExistsError, LaunchError: see :func:`check_before_launch` (nothing
-            has been started or written).
+        FileExistsError, LaunchError: see :func:`check_before_launch` (nothing written).
         ExperimentError: the subprocess exited with a non-zero code.
-        Interrupted: (a ``KeyboardInterrupt``) SIGINT or SIGTERM, after the
-            subprocess stopped; see :mod:`spinup.utils.grid_launch`.
+        Interrupted: (a ``KeyboardInterrupt``) SIGINT or SIGTERM, after the subprocess
+            stopped; see :mod:`spinup.utils.grid_launch`.
     """
     kwargs["seed"] = seed
     logger_kwargs = kwargs.get("logger_kwargs") or setup_logger_kwargs(
@@ -146,9 +138,8 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
 
 
 def valid_str(v):
-    """Turn a parameter value into text for a directory name: a class or function gives its
-    ``__name__``, a list or tuple its items joined by ``-``; the text is lower-cased and
-    every character other than letters, digits, ``-`` and ``_`` becomes ``-``."""
+    """A parameter value as text for a directory name: a class or function's ``__name__``, a
+    list's items joined by ``-``; lower-cased, characters other than ``[a-z0-9_-]`` as ``-``."""
     if hasattr(v, "__name__"):
         v = v.__name__
     if isinstance(v, (tuple, list)):
@@ -187,8 +178,8 @@ def _nest(flat):
 
 
 def _check_grid_call(thunk, keys, variants):
-    """Raise LaunchError (one line) if ``thunk`` names no grid parameter, or if a variant
-    lacks an argument that ``thunk`` needs (``env_name`` stands for ``env_fn``)."""
+    """Raise LaunchError if ``thunk`` names no grid parameter, or a variant lacks an argument
+    that ``thunk`` needs (``env_name`` stands for ``env_fn``)."""
     if isinstance(thunk, str) and thunk not in keys:
         raise LaunchError(f"ExperimentGrid.run: thunk={thunk!r} is not a parameter of the grid; "
                           "pass the function itself (e.g. spinup.ppo), or the name of a "
@@ -260,17 +251,16 @@ class ExperimentGrid:
         """Add a parameter and the values it takes in the grid.
 
         Args:
-            key (str): the keyword argument; ``'a:b'`` sets ``b`` inside the dict
-                argument ``a`` (e.g. ``'ac_kwargs:hidden_sizes'``).
+            key (str): the keyword argument; ``'a:b'`` sets ``b`` inside the dict argument
+                ``a`` (e.g. ``'ac_kwargs:hidden_sizes'``).
             vals: one value, or a list of values.
-            shorthand (str): the parameter's name in variant names. ``None`` makes
-                one from ``key`` (first three characters of each ``:``-part), unless
-                ``DEFAULT_SHORTHAND`` in ``spinup/user_config.py`` is False.
+            shorthand (str): the parameter's name in variant names; ``None``: the first three
+                characters of each ``:``-part of ``key`` (unless ``DEFAULT_SHORTHAND`` is False).
             in_name (bool): name the parameter in variant names even when it has one value.
 
         Raises:
-            ValueError: ``key`` is empty or already added, ``shorthand`` is not a
-                string, or ``vals`` is an empty list.
+            ValueError: ``key`` is empty or already added, ``shorthand`` is not a string, or
+                ``vals`` is an empty list.
         """
         if not isinstance(key, str) or not key:
             raise ValueError(f"grid parameter name must be a non-empty string, got {key!r}")
@@ -287,13 +277,10 @@ class ExperimentGrid:
         self.params.append(_GridParam(key, vals, shorthand, in_name))
 
     def variant_name(self, variant):
-        """Name one variant (a dict from :meth:`variants`) for its output directory.
-
-        The name is the grid's name followed, for each parameter that has several values
-        or ``in_name``, by ``_<shorthand or key><value>`` (see :func:`valid_str`), without
-        leading underscores. A parameter whose values are all booleans adds just
-        ``_<shorthand>`` when True, nothing when False. The seed is never named: the seeds
-        of a configuration share its directory.
+        """Name one variant (a dict from :meth:`variants`) for its output directory: the grid's
+        name, then ``_<shorthand or key><value>`` (see :func:`valid_str`) for each parameter
+        with several values or ``in_name`` (an all-boolean one: ``_<shorthand>`` when True),
+        without leading underscores. Never the seed: a configuration's seeds share a directory.
         """
         pieces = [self.name]
         for p in self.params:
@@ -309,21 +296,18 @@ class ExperimentGrid:
         return "_".join(pieces).lstrip("_")
 
     def variants(self):
-        """List every combination of the grid's values as a dict of keyword arguments, the
-        first-added parameter varying slowest. Keys ``'a:b'`` are nested:
-        ``'ac_kwargs:hidden_sizes'`` and ``'ac_kwargs:activation'`` give one ``ac_kwargs``.
-
-        Raises:
-            ValueError: a parameter is given both whole and nested.
-        """
+        """Every combination of the grid's values as a dict of keyword arguments, the
+        first-added parameter varying slowest; keys ``'a:b'`` are nested (``'ac_kwargs:x'``
+        and ``'ac_kwargs:y'`` give one ``ac_kwargs``). ValueError if a parameter is given
+        both whole and nested."""
         return [_nest(dict(zip(self.keys, combo))) for combo in itertools.product(*self.vals)]
 
     def run(self, thunk, num_cpu=1, data_dir=None, datestamp=False, overwrite=False,
             oversubscribe=False, tensorboard=False, verbose=False, jobs=None, resume=False,
             launcher=None, ray_address=None):
-        """Run every variant with :func:`call_experiment`, one after another (with
-        ``jobs``, ``resume`` or ``launcher``: :func:`~spinup.utils.grid_launch.run_grid`).
-        Every variant's directory is checked (:func:`check_before_launch`) before any runs.
+        """Run every variant with :func:`call_experiment`, one after another (with ``jobs``,
+        ``resume`` or ``launcher``: :func:`~spinup.utils.grid_launch.run_grid`), after checking
+        every variant's directory (:func:`check_before_launch`).
 
         Args:
             thunk (callable or str): the function to run, or the name of a grid
@@ -376,11 +360,10 @@ class ExperimentGrid:
         output_dirs = []
         for name, variant in zip(names, variants):
             fn = variant.pop(thunk) if isinstance(thunk, str) else thunk
-            output_dirs.append(call_experiment(name, fn, num_cpu=num_cpu, data_dir=data_dir,
-                                               datestamp=datestamp, overwrite=overwrite,
-                                               oversubscribe=oversubscribe,
-                                               tensorboard=tensorboard, verbose=verbose,
-                                               **variant))
+            output_dirs.append(call_experiment(
+                name, fn, num_cpu=num_cpu, data_dir=data_dir, datestamp=datestamp,
+                overwrite=overwrite, oversubscribe=oversubscribe, tensorboard=tensorboard,
+                verbose=verbose, **variant))
         return output_dirs
 
 
@@ -411,9 +394,9 @@ def plan_runs(thunk, variants, names, data_dir=None, datestamp=False, overwrite=
         list of ``_Run``.
 
     Raises:
-        LaunchError: ``resume`` with ``datestamp`` (the names change every time),
-            a checkpoint that cannot be resumed, or a run started with other
-            arguments (checked for every variant before any starts).
+        LaunchError: ``resume`` with ``datestamp`` (the names change every time), a
+            checkpoint that cannot be resumed, or a run started with other arguments
+            (checked for every variant before any starts).
     """
     if resume and datestamp:
         raise LaunchError("--resume finds the grid's runs by their directory names, which "

@@ -1,14 +1,9 @@
 """Everything spinup writes to disk about a run, and how it is read back.
 
-* ``config.json``: :func:`convert_json` makes any configuration JSON-able (a record only,
-  never read back).
-* ``pyt_save/model.pt``: the trained actor-critic, written by :func:`save_model` and read
-  by :func:`read_model` and :func:`build_model`; a dict of tensors and plain values (keys:
-  ``docs/user/saving_and_loading.rst``), so it loads with ``torch.load(path,
-  weights_only=True)``. The classes it names must pass :func:`resolve_saved_class`
-  (``torch.nn.Module`` subclasses of trusted modules) before anything is imported.
-
-torch and gymnasium are imported inside the functions that need them.
+``config.json`` (:func:`convert_json`) is a record only, never read back. ``pyt_save/model.pt``
+(:func:`save_model`, :func:`read_model`, :func:`build_model`) is a dict of tensors and plain
+values that loads with ``weights_only=True``; the classes it names must pass
+:func:`resolve_saved_class` before anything is imported. torch and gymnasium are imported lazily.
 """
 import importlib
 import inspect
@@ -34,8 +29,6 @@ TRUSTED_PACKAGES = ("spinup",)
 _DOTTED_PATH = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+")
 
 
-# ---- Names of classes and functions ----
-
 def dotted_name(obj):
     """The import path ``"<module>.<qualified name>"`` of a class or function."""
     return f"{obj.__module__}.{obj.__qualname__}"
@@ -45,12 +38,10 @@ def import_dotted(name):
     """The object that the dotted path ``name`` names (the inverse of :func:`dotted_name`):
     the longest importable prefix is imported and the rest followed as attributes.
 
-    A standard-library module that is not loaded yet is refused without importing it
-    (importing runs code: ``--act this.s`` must not print the Zen of Python).
-
     Raises:
-        ImportError: no prefix of ``name`` is a module, the remaining attributes
-            do not exist, or the first part is an unloaded standard-library module.
+        ImportError: no prefix of ``name`` is a module, an attribute is missing, or the first
+            part is a standard-library module not loaded yet (importing runs code:
+            ``--act this.s`` must not print the Zen of Python).
     """
     parts = name.split(".")
     if parts[0] in sys.stdlib_module_names and parts[0] not in sys.modules:
@@ -74,10 +65,7 @@ def import_dotted(name):
 def import_module_class(name):
     """:func:`import_dotted` for a name from a command line or a file (``--act``,
     ``--actor_critic``, a config file), which may only be a ``torch.nn.Module`` class.
-
-    Raises:
-        ImportError: as :func:`import_dotted`, or the object is not such a class.
-    """
+    Raises ImportError as :func:`import_dotted`, or if the object is not such a class."""
     import torch
     obj = import_dotted(name)
     if not (inspect.isclass(obj) and issubclass(obj, torch.nn.Module)):
@@ -86,38 +74,25 @@ def import_module_class(name):
     return obj
 
 
-# ---- config.json ----
-
-def is_json_serializable(v):
-    """Return True if ``json.dumps`` accepts ``v`` as it is (NaN and inf allowed)."""
-    try:
-        json.dumps(v, allow_nan=True)
-    except (TypeError, ValueError, OverflowError):
-        return False
-    return True
-
-
 def convert_json(obj):
-    """Turn a configuration into something ``json.dump`` writes, for ``config.json``
-    (spec: "Logger", ``save_config``), readable rather than parseable back.
-
-    Args:
-        obj: any value.
+    """Turn any value ``obj`` into something ``json.dump`` writes, for ``config.json``:
+    readable rather than parseable back.
 
     Returns:
-        A JSON-able value: containers are converted item by item (tuples and sets
-        become lists, keys become strings); classes and functions become their
-        dotted path; a lambda becomes ``"<lambda> <its source line>"``; numpy and
-        torch scalars their Python value; other objects
-        ``{str(obj): <their public attributes>}``, or ``str(obj)`` when they have
-        none.
+        A JSON-able value: containers converted item by item (tuples and sets become lists,
+        keys strings); classes and functions their dotted path; a lambda ``"<lambda> <its
+        source line>"``; numpy and torch scalars their Python value; other objects
+        ``{str(obj): <their public attributes>}``, or ``str(obj)`` when they have none.
     """
     if isinstance(obj, dict):
         return {str(convert_json(k)): convert_json(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple, set, frozenset)):
         return [convert_json(item) for item in obj]
-    if is_json_serializable(obj):
-        return obj
+    try:
+        json.dumps(obj, allow_nan=True)
+        return obj  # already JSON-able (NaN and inf allowed)
+    except (TypeError, ValueError, OverflowError):
+        pass
     if inspect.isclass(obj):
         return dotted_name(obj)
     if inspect.isfunction(obj) or inspect.ismethod(obj) or inspect.isbuiltin(obj):
@@ -138,23 +113,19 @@ def convert_json(obj):
     return str(obj)
 
 
-# ---- ac_kwargs <-> plain values ----
-
 def kwargs_to_plain(kwargs):
     """Encode actor-critic kwargs as plain values that ``weights_only`` loading accepts.
-
-    Numpy scalars and arrays become Python numbers and lists, tuples become lists, and
-    classes and functions become ``{"__dotted__": "<dotted path>"}``.
 
     Args:
         kwargs: the ``ac_kwargs`` dict, or one value inside it.
 
     Returns:
-        The encoded value; :func:`kwargs_from_plain` reverses it.
+        The encoded value (:func:`kwargs_from_plain` reverses it): numpy scalars and arrays
+        become Python numbers and lists, tuples lists, classes and functions
+        ``{"__dotted__": "<dotted path>"}``.
 
     Raises:
-        TypeError: a value is none of the above (say, an object instance), so the
-            actor-critic could not be rebuilt from the file.
+        TypeError: a value is none of these (say, an object instance).
     """
     if isinstance(kwargs, dict):
         return {str(key): kwargs_to_plain(value) for key, value in kwargs.items()}
@@ -177,10 +148,8 @@ def kwargs_to_plain(kwargs):
 
 
 def kwargs_from_plain(plain, allowed_modules=()):
-    """Decode what :func:`kwargs_to_plain` wrote, importing the classes it names.
-
-    A saved class is looked up with :func:`resolve_saved_class`, accepting ``torch``
-    modules as well as those of ``spinup`` and ``allowed_modules``.
+    """Decode what :func:`kwargs_to_plain` wrote; a saved class must pass
+    :func:`resolve_saved_class` with ``torch``, ``spinup`` and ``allowed_modules`` trusted.
 
     Raises:
         ValueError: a saved name is not an allowed ``torch.nn.Module`` subclass.
@@ -203,20 +172,16 @@ def _within(name, packages):
 def resolve_saved_class(path, allowed_modules=(), role="actor-critic class"):
     """Turn a class path read from a file into the class, refusing anything unsafe: before
     importing, ``path`` must lie in ``spinup`` or ``allowed_modules`` (with submodules);
-    after, it must be a ``torch.nn.Module`` subclass defined there.
+    after, it must be a ``torch.nn.Module`` subclass defined there, which is returned.
 
     Args:
         path (str): a dotted path such as ``"spinup.algos.ppo.core.MLPActorCritic"``.
-        allowed_modules (sequence of str): more modules to trust, e.g.
-            ``["my_project.models"]`` for a custom actor-critic.
+        allowed_modules (sequence of str): more modules to trust, e.g. ``["my_project.models"]``.
         role (str): what the class is for, used in error messages.
 
-    Returns:
-        type: the ``torch.nn.Module`` subclass.
-
     Raises:
-        ValueError: ``path`` is not a dotted name, lies outside the trusted
-            modules, or names something other than such a class.
+        ValueError: ``path`` is not a dotted name, lies outside the trusted modules, or
+            names something other than such a class.
         ImportError: an allowed module cannot be imported.
     """
     import torch
@@ -224,11 +189,10 @@ def resolve_saved_class(path, allowed_modules=(), role="actor-critic class"):
     if not isinstance(path, str) or not _DOTTED_PATH.fullmatch(path):
         raise ValueError(f"the model file gives {path!r} as its {role}; expected a dotted "
                          "class name")
-    hint = ("allow its module explicitly if you trust the file (allowed_modules=[...], "
-            "test_policy --allow-module NAME)")
     if not _within(path, trusted):
         raise ValueError(f"refusing to load {path!r} as the {role}: only classes from "
-                         f"{', '.join(trusted)} are loaded; {hint}")
+                         f"{', '.join(trusted)} are loaded; allow its module explicitly if you "
+                         "trust the file (allowed_modules=[...], test_policy --allow-module NAME)")
     found = import_dotted(path)
     if not (inspect.isclass(found) and issubclass(found, torch.nn.Module)
             and _within(found.__module__, trusted)):
@@ -237,15 +201,12 @@ def resolve_saved_class(path, allowed_modules=(), role="actor-critic class"):
     return found
 
 
-# ---- gymnasium spaces <-> plain values ----
-
 def space_to_dict(space):
     """Describe a gymnasium space with tensors and plain values.
 
     Returns:
-        dict: ``{"type": "Box", "low", "high", "dtype"}`` (bounds as tensors),
-        ``{"type": "Discrete", "n", "start"}``, or, for other spaces, their class
-        name and ``repr`` (enough to read, not to rebuild).
+        dict: ``{"type": "Box", "low", "high", "dtype"}`` (bounds as tensors), ``{"type":
+        "Discrete", "n", "start"}``, or another space's class name and ``repr`` (not rebuilt).
     """
     import torch
     from gymnasium import spaces
@@ -259,10 +220,7 @@ def space_to_dict(space):
 
 def space_from_dict(desc):
     """Rebuild the space that :func:`space_to_dict` described (``None`` stays ``None``).
-
-    Raises:
-        ValueError: the description is of a space other than ``Box`` or ``Discrete``.
-    """
+    Raises ValueError for a space other than ``Box`` or ``Discrete``."""
     if desc is None:
         return None
     from gymnasium import spaces
@@ -276,12 +234,9 @@ def space_from_dict(desc):
                      "Discrete are described fully)")
 
 
-# ---- Files ----
-
 def write_atomically(path, write_to):
-    """Create or replace the file ``path`` so that readers see the old file or the whole
-    new one: ``write_to(tmp_path)`` writes a temporary file beside it, which is renamed
-    over ``path`` (or removed if writing fails)."""
+    """Create or replace the file ``path`` so that readers see the old file or the whole new
+    one: ``write_to(tmp_path)`` writes a file beside it, renamed over ``path`` when done."""
     tmp_path = f"{path}.tmp{os.getpid()}"
     try:
         write_to(tmp_path)
@@ -297,12 +252,11 @@ def write_text_atomically(path, text):
 
 
 def save_model(path, module, plain_kwargs, observation_space=None, action_space=None):
-    """Write ``module`` to ``path`` in the ``model.pt`` format.
+    """Write ``module`` to ``path`` (atomically) in the ``model.pt`` format.
 
     Args:
-        path (str): the file to write (atomically).
-        module (torch.nn.Module): the actor-critic; its class must be importable
-            by its dotted path for :func:`build_model` to rebuild it.
+        path (str): the file to write.
+        module (torch.nn.Module): the actor-critic; :func:`build_model` imports its class.
         plain_kwargs (dict): its kwargs, already through :func:`kwargs_to_plain`.
         observation_space, action_space: the spaces it was built for.
     """
@@ -322,17 +276,11 @@ def save_model(path, module, plain_kwargs, observation_space=None, action_space=
 
 
 def read_model(path):
-    """Load a ``model.pt`` safely and check that spinup can read it.
-
-    Args:
-        path (str): the file.
-
-    Returns:
-        dict: the saved entries.
+    """Load the ``model.pt`` file ``path`` safely; return its entries (a dict).
 
     Raises:
-        ValueError: the file is truncated, is not a dict of tensors and plain
-            values, or has another ``format_version``.
+        ValueError: the file is truncated, is not a dict of tensors and plain values, or
+            has another ``format_version``.
     """
     import torch
     try:
@@ -350,27 +298,21 @@ def read_model(path):
 
 
 def build_model(saved, path="model.pt", allowed_modules=()):
-    """Rebuild the actor-critic from what :func:`read_model` returned, in eval mode.
-
-    Calls ``ac_class(observation_space, action_space, **ac_kwargs)`` and loads the saved
-    ``state_dict`` into it; the classes pass :func:`resolve_saved_class` first.
+    """Rebuild the actor-critic (``ac_class(observation_space, action_space, **ac_kwargs)``
+    with the saved ``state_dict``, in eval mode) from what :func:`read_model` returned.
 
     Args:
         saved (dict): the loaded file.
         path (str): the file's name, for error messages.
-        allowed_modules (sequence of str): modules to trust besides ``spinup``
-            (where a custom actor-critic class lives).
+        allowed_modules (sequence of str): modules to trust besides ``spinup``.
 
     Returns:
         torch.nn.Module: the actor-critic.
 
     Raises:
-        ValueError: the file names a class outside the trusted modules, or
-            something that is not a ``torch.nn.Module`` subclass, or its
-            ``hidden_sizes`` cannot fit in memory
-            (:func:`~spinup.utils.arg_checks.check_saved_model_memory`).
-        ImportError: the class (or a class in its kwargs) cannot be imported,
-            e.g. because it was defined in a script run as ``__main__``.
+        ValueError: a class fails :func:`resolve_saved_class`, or its ``hidden_sizes``
+            cannot fit in memory (:func:`~spinup.utils.arg_checks.check_saved_model_memory`).
+        ImportError: a class cannot be imported (say, defined in a script run as ``__main__``).
     """
     if not isinstance(saved.get("ac_kwargs"), dict):
         raise ValueError(f"{path}: ac_kwargs is not a dict; the file is not a spinup model")

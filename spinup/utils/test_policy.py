@@ -1,13 +1,9 @@
-"""Load a trained agent from a run's output directory and watch it act (spec:
-"Experiment Outputs").
+"""Load a trained agent from a run's directory and watch it act (spec: "Experiment Outputs").
 
     python -m spinup.run test_policy path/to/output_dir [-l L] [-n N] [-nr] [-i I] [-d]
         [--video DIR] [--allow-module NAME ...]
 
-The actor-critic comes from ``pyt_save/model.pt`` (safely, see
-:mod:`spinup.utils.serialization_utils`) and the environment from the ``EnvSpec`` in
-``vars.json``. Nothing is written but the ``--video`` files; where no window can open,
-one line says so and the episodes run without rendering.
+The actor-critic comes from ``pyt_save/model.pt`` (loaded safely), the env from ``vars.json``.
 """
 import argparse
 import contextlib
@@ -66,19 +62,17 @@ def load_pytorch_policy(fpath, itr="last", deterministic=False, allowed_modules=
     Args:
         fpath (str): the run's output directory.
         itr: ``'last'``, or the number of a snapshot saved with ``save_state(..., itr)``.
-        deterministic (bool): act with the policy's deterministic action (the
-            Gaussian mean, the most likely discrete action, SAC's squashed mean).
-        allowed_modules (sequence of str): modules besides ``spinup`` whose
-            ``torch.nn.Module`` classes the file may name (a custom actor-critic).
+        deterministic (bool): act with the deterministic action (Gaussian mean, most likely
+            discrete action, SAC's squashed mean).
+        allowed_modules (sequence of str): modules besides ``spinup`` whose ``nn.Module``
+            classes the file may name (a custom actor-critic).
 
     Returns:
-        ``get_action(obs) -> action`` (numpy in, numpy out), with the rebuilt
-        module as ``get_action.ac``.
+        ``get_action(obs) -> action`` (numpy in and out); the module is ``get_action.ac``.
 
     Raises:
         FileNotFoundError: no saved model.
-        ValueError: the file is not a model this spinup reads, or names a class
-            that is not allowed.
+        ValueError: not a model this spinup reads, or it names a class that is not allowed.
         ImportError: the actor-critic class cannot be imported.
     """
     import torch
@@ -94,9 +88,8 @@ def load_pytorch_policy(fpath, itr="last", deterministic=False, allowed_modules=
 
 
 def load_env(fpath, itr="last", render_mode=None):
-    """Make the run's environment again from the ``EnvSpec`` in ``vars{itr}.json`` (if it
-    exists, else ``vars.json``) with ``gymnasium.make``; ``None`` if the run recorded none.
-    """
+    """``gymnasium.make`` the ``EnvSpec`` in ``vars{itr}.json`` (if it exists, else
+    ``vars.json``); ``None`` if the run recorded none."""
     import gymnasium as gym
     spec = _saved_env_spec(fpath, itr)
     if spec is None:
@@ -152,17 +145,15 @@ def _clipped(env, get_action):
 def run_policy(env, get_action, max_ep_len=None, num_episodes=100, render=True):
     """Run episodes with ``get_action`` in ``env``, printing each episode's return.
 
-    Actions for a ``Box`` action space are clipped to its bounds, as in training.
-    Nothing is written to disk.
+    Actions for a ``Box`` action space are clipped to its bounds, as in training. Nothing
+    is written to disk.
 
     Args:
         env: a gymnasium environment with the spaces the agent was trained on.
         get_action (callable): observation -> action.
-        max_ep_len (int): cut episodes at this length; ``None`` or 0 leaves only
-            the env's own time limit.
+        max_ep_len (int): cut episodes at this length; ``None`` or 0: the env's own limit.
         num_episodes (int): how many episodes.
-        render (bool): call ``env.render()`` each step when the env was made with
-            ``render_mode='human'``.
+        render (bool): call ``env.render()`` each step if ``env.render_mode == 'human'``.
 
     Returns:
         dict: the printed summary: ``AverageEpRet``, ``StdEpRet``, ``MaxEpRet``,
@@ -198,32 +189,27 @@ def run_policy(env, get_action, max_ep_len=None, num_episodes=100, render=True):
 
 def watch_policy(fpath, itr="last", deterministic=True, max_ep_len=None, seed=0,
                  frame_step=1, fps=30, width=4.0, allowed_modules=(), as_html=True):
-    """Play one episode of a run's trained policy and return it as an inline animation.
-
-    For a notebook, where no window can open: the env draws off-screen and the frames
-    become a matplotlib animation embedded as JavaScript (no ffmpeg, no files).
+    """Play one episode of a run's policy as an inline animation (for a notebook: the env
+    draws off-screen, the frames are embedded as JavaScript; no ffmpeg, no files).
 
     Args:
-        fpath (str): the run's output directory.
-        itr: ``'last'`` or the number of a snapshot, as in :func:`load_pytorch_policy`.
+        fpath, itr, allowed_modules: as :func:`load_pytorch_policy`.
         deterministic (bool): act with the most likely action (default), not a sample.
         max_ep_len (int): stop after this many steps; ``None``: the env's own limit.
         seed (int): seed of the episode's ``env.reset``.
         frame_step (int): keep every ``frame_step``-th frame (the episode is played in full).
         fps (int): frames per second of the animation.
         width (float): width of the animation in inches (height: the frames' aspect).
-        allowed_modules (sequence of str): see :func:`load_pytorch_policy`.
-        as_html (bool): return an ``IPython.display.HTML``; ``False`` returns the
-            ``matplotlib.animation.FuncAnimation`` (e.g. for ``.save('ep.gif')``).
+        as_html (bool): return an ``IPython.display.HTML``; ``False``: the ``FuncAnimation``
+            (e.g. for ``.save('ep.gif')``).
 
     Returns:
         The HTML or the animation, with the episode's ``ep_ret`` and ``ep_len``.
 
     Raises:
-        FileNotFoundError, ValueError, ImportError: as :func:`load_pytorch_policy`;
-            also ImportError for ``as_html`` without IPython.
-        RuntimeError: the run recorded no environment, or it cannot draw frames
-            (``pip install 'spinup[video]'`` brings pygame).
+        FileNotFoundError, ValueError, ImportError: as :func:`load_pytorch_policy`, or
+            ``as_html`` without IPython.
+        RuntimeError: no environment recorded, or it cannot draw frames (pygame missing).
     """
     import gymnasium as gym
     from matplotlib import animation
@@ -333,15 +319,28 @@ def _make_watchable_env(args, itr):
     """The run's environment (or ``None``) for a window, a video, or neither; where a
     window cannot open, a one-line note says so and a plain environment is returned."""
     if args.video:
+        import gymnasium as gym
+        from gymnasium.wrappers import RecordVideo
         spec = _saved_env_spec(args.fpath, itr)
         if spec is not None and "mujoco" in str(spec.entry_point) \
                 and "MUJOCO_GL" not in os.environ:
             os.environ["MUJOCO_GL"] = "egl"  # off-screen rendering, no display needed
         os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # pygame draws off-screen too
-        return _with_video(load_env(args.fpath, itr, "rgb_array"), args.video)
+        env = load_env(args.fpath, itr, "rgb_array")
+        if env is None:
+            return None
+        try:
+            env.reset()
+            env.render()  # a missing renderer (pygame for CartPole) fails here, not mid-episode
+            return RecordVideo(env, video_folder=args.video, episode_trigger=lambda ep: True,
+                               name_prefix="test_policy", disable_logger=True)
+        except gym.error.DependencyNotInstalled as e:  # pygame, moviepy
+            env.close()
+            raise RuntimeError(f"--video needs extra packages: pip install 'spinup[video]' "
+                               f"(from a clone: pip install -e '.[video]'); {_first_line(e)}"
+                               ) from None
     if args.norender:
         return load_env(args.fpath, itr)
-    reason = None
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY")
                                                  or os.environ.get("WAYLAND_DISPLAY")):
         reason = "no display (DISPLAY is not set)"
@@ -359,24 +358,6 @@ def _make_watchable_env(args, itr):
     print(f"test_policy: {reason}; running without rendering (-nr skips rendering, --video "
           "DIR records MP4s)", file=sys.stderr)
     return load_env(args.fpath, itr)
-
-
-def _with_video(env, video_dir):
-    """Wrap ``env`` to save each episode as an MP4 (RuntimeError without its packages)."""
-    if env is None:
-        return None
-    import gymnasium as gym
-    from gymnasium.wrappers import RecordVideo
-    try:
-        env.reset()
-        env.render()  # a missing renderer (pygame for CartPole) fails here, not mid-episode
-        return RecordVideo(env, video_folder=video_dir, episode_trigger=lambda episode: True,
-                           name_prefix="test_policy", disable_logger=True)
-    except gym.error.DependencyNotInstalled as e:
-        env.close()
-        raise RuntimeError(f"--video needs extra packages: pip install 'spinup[video]' "
-                           f"(from a clone: pip install -e '.[video]'); {_first_line(e)}"
-                           ) from None
 
 
 def main(argv=None):

@@ -1,12 +1,6 @@
-"""Small PyTorch helpers that every algorithm uses the same way.
-
-- :func:`adam`: Adam, fused into one kernel per step where torch can on the CPU.
-- :data:`RUN_THREADS` and :func:`torch_threads`: the thread count every algorithm trains with.
-- :func:`polyak_update`: the target-network update of DDPG, TD3, SAC and DQN.
-- :class:`MLP`: the ``nn.Sequential`` every core.py builds its networks from.
-- :func:`sample_categorical`, :func:`sample_diag_gaussian`: the on-policy actors' draws.
-- :func:`resolve_device` and :class:`Placement`: the ``device`` argument of every algorithm.
-"""
+"""Small PyTorch helpers that every algorithm uses the same way: Adam, the thread count,
+target-network updates, the networks' :class:`MLP`, the on-policy actors' draws and the
+``device`` argument (:func:`resolve_device`, :class:`Placement`)."""
 import contextlib
 import copy
 import math
@@ -27,22 +21,20 @@ RUN_THREADS = 1
 
 
 def adam(params, lr, fused=None):
-    """Return ``torch.optim.Adam(params, lr=lr)``, fused (the same update in one kernel
-    per step) if ``fused``, which ``None`` makes :data:`FUSED_ADAM_ON_CPU`. Parameters on
-    a GPU always get the fused Adam with ``capturable=True`` and a tensor step size (its
-    step count and step size stay on the GPU, so a CUDA graph can hold the step;
-    docs/user/gpu.rst).
+    """Return ``torch.optim.Adam(params, lr=lr)``. On a GPU it is the fused Adam with
+    ``capturable=True`` and a tensor step size, so that a CUDA graph can hold the step
+    (docs/user/gpu.rst).
 
     Args:
         params: iterable of parameters (or parameter groups) to optimize.
         lr (float): learning rate, > 0.
-        fused (bool or None): whether to use the fused Adam (on the CPU).
+        fused (bool or None): on the CPU, use the fused Adam (the same update in one kernel
+            per step); ``None``: :data:`FUSED_ADAM_ON_CPU`.
     """
     params = list(params)
     tensors = [t for g in params for t in (g["params"] if isinstance(g, dict) else [g])]
-    first = tensors[0] if tensors else None
-    if first is not None and first.is_cuda:
-        return torch.optim.Adam(params, lr=torch.tensor(float(lr), device=first.device),
+    if tensors and tensors[0].is_cuda:
+        return torch.optim.Adam(params, lr=torch.tensor(float(lr), device=tensors[0].device),
                                 capturable=True, fused=True)
     fused = FUSED_ADAM_ON_CPU if fused is None else fused
     return torch.optim.Adam(params, lr=lr, fused=True if fused else None)
@@ -72,12 +64,11 @@ def load_optimizer(optimizer, state):
             if key in mine:
                 group[key] = mine[key]
         group["lr"] = mine["lr"].fill_(lr) if torch.is_tensor(mine["lr"]) else lr
-        for p in group["params"]:   # a capturable (GPU) Adam keeps its step count there
+        for p in group["params"]:
             step = optimizer.state.get(p, {}).get("step")
-            if torch.is_tensor(step) and (group.get("capturable") or group.get("fused")):
-                optimizer.state[p]["step"] = step.to(p.device, torch.float32)
-            elif torch.is_tensor(step):
-                optimizer.state[p]["step"] = step.to("cpu", torch.float32)
+            if torch.is_tensor(step):   # a capturable or fused Adam keeps it on p's device
+                on_p = group.get("capturable") or group.get("fused")
+                optimizer.state[p]["step"] = step.to(p.device if on_p else "cpu", torch.float32)
 
 
 @contextlib.contextmanager
@@ -95,9 +86,8 @@ def torch_threads(n):
 
 @torch.no_grad()
 def polyak_update(net, net_targ, polyak):
-    """Move every parameter of ``net_targ`` towards ``net``:
-    ``theta_targ <- polyak * theta_targ + (1 - polyak) * theta`` (Lillicrap et al. 2016,
-    Alg. 1); ``polyak = 0`` copies ``net`` (DQN's hard update).
+    """``theta_targ <- polyak * theta_targ + (1 - polyak) * theta`` for every parameter
+    (Lillicrap et al. 2016, Alg. 1); ``polyak = 0`` copies ``net`` (DQN's hard update).
 
     Args:
         net (torch.nn.Module): online network.
@@ -120,22 +110,17 @@ class MLP(nn.Sequential):
     def forward(self, x):
         for layer in self:
             if type(layer) is nn.Linear:
-                params = layer._parameters
-                x = F.linear(x, params["weight"], params["bias"])
+                x = F.linear(x, layer._parameters["weight"], layer._parameters["bias"])
             else:
                 x = layer.forward(x)
         return x
 
 
-# ---- Sampling for acting: torch.distributions' numbers (bit for bit, same random
-# stream: tests/algos/test_acting.py) without the cost of building one per env step ----
-
 def sample_categorical(logits):
-    """Draw ``a ~ Categorical(logits)`` and return ``(a, log p(a))``.
-
-    The log-probabilities are ``logits - logsumexp(logits)``; the draw is
-    ``argmax_i p_i / E_i`` with ``E_i ~ Exp(1)`` (the "exponential race", which ``i`` wins
-    with probability ``p_i``), as ``torch.multinomial`` draws one sample.
+    """Draw ``a ~ Categorical(logits)`` and return ``(a, log p(a))``: the numbers and random
+    stream of ``torch.distributions`` (tests/algos/test_acting.py) without building one per
+    env step. Like ``torch.multinomial``, the draw is ``argmax_i p_i / E_i`` with
+    ``E_i ~ Exp(1)`` (an "exponential race", which ``i`` wins with probability ``p_i``).
 
     Args:
         logits (torch.Tensor): unnormalised log-probabilities, (..., n_actions).
@@ -151,10 +136,8 @@ def sample_categorical(logits):
 
 
 def sample_diag_gaussian(mu, log_std):
-    """Draw ``a ~ N(mu, diag(exp(log_std))^2)`` and return ``(a, log p(a))``.
-
-    The draw of ``Normal(mu, std).sample()`` and the log-density
-    ``-(a - mu)^2 / (2 std^2) - log std - log sqrt(2 pi)`` summed over action dimensions.
+    """Draw ``a ~ N(mu, diag(exp(log_std))^2)`` and return ``(a, log p(a))``: the numbers of
+    ``Normal(mu, std)``'s ``sample()`` and ``log_prob(a).sum(-1)``, without building one.
 
     Args:
         mu (torch.Tensor): means, (..., act_dim).
@@ -192,25 +175,20 @@ _DIVERGED = ("the policy's output (logits, or mean and log std) is NaN or infini
              "weights have diverged (try a lower learning rate)")
 
 
-# ---- Devices: where a run trains, and where it acts ----
-
 #: What the ``device`` argument accepts, in the words of its error messages.
 DEVICE_CHOICES = ("'cpu', 'cuda', 'cuda:N' (N a GPU index) or 'auto' (a GPU for ddpg, td3, "
                   "sac and dqn when torch sees one, else the CPU)")
 
 #: The algorithms that ``device='auto'`` trains on a GPU: their updates, replayed as CUDA
-#: graphs, ran 2.3x to 5x faster than on the CPU (docs/benchmarks/device.rst); the
-#: on-policy ones with their default 64x64 networks gained at most 1.2x, and A2C and
-#: one-env PPO lost, so ``'auto'`` keeps them on the CPU (``'cuda'`` still works).
+#: graphs, ran 2.3x to 5x faster than on the CPU (docs/benchmarks/device.rst); the on-policy
+#: ones gained at most 1.2x (A2C and one-env PPO lost), so ``'auto'`` keeps them on the CPU.
 AUTO_GPU = ("ddpg", "td3", "sac", "dqn")
 
 
 def resolve_device(algo, device, num_procs=1):
     """The ``torch.device`` a run of ``algo`` trains on, from its ``device`` argument.
-
-    ``'auto'`` is the first GPU when ``torch.cuda.is_available()``, the run can use one
-    (one process, not A3C) and ``algo`` gains from it (:data:`AUTO_GPU`), else the CPU.
-    CUDA is left uninitialised.
+    ``'auto'`` is a GPU if there is one, the run has one process and ``algo`` gains from
+    it (:data:`AUTO_GPU`), else the CPU. CUDA is left uninitialised.
 
     Args:
         algo (str): the algorithm, for messages (``'a3c'`` refuses every GPU).
@@ -222,9 +200,8 @@ def resolve_device(algo, device, num_procs=1):
 
     Raises:
         TypeError: ``device`` is not a string or a ``torch.device``.
-        ValueError: one line, ``<algo>: device=<value> is not allowed: <why>``, for an
-            unknown string, a GPU this machine does not have, a GPU shared by several
-            MPI processes, or a GPU for A3C.
+        ValueError: ``<algo>: device=<value> is not allowed: <why>`` for an unknown string,
+            a GPU this machine lacks, a GPU for several MPI processes, or one for A3C.
     """
     def refuse(why, error=ValueError):
         raise error(f"{algo}: device={device!r} is not allowed: {why}")
@@ -234,9 +211,8 @@ def resolve_device(algo, device, num_procs=1):
     text = str(device)
     if text == "cpu":
         return torch.device("cpu")
-    gpu_possible = algo != "a3c" and num_procs == 1
-    if text == "auto":
-        if gpu_possible and algo in AUTO_GPU and torch.cuda.is_available():
+    if text == "auto":   # A3C is not in AUTO_GPU
+        if algo in AUTO_GPU and num_procs == 1 and torch.cuda.is_available():
             return torch.device("cuda", _current_gpu())
         return torch.device("cpu")
     found = re.fullmatch(r"cuda(?::(\d+))?", text)
@@ -282,12 +258,10 @@ def device_label(config, num_procs=1):
 
 
 class Placement:
-    """Where an algorithm's networks train (``device``) and where it acts (the CPU).
-
-    On the CPU this is a pass-through: ``net`` trains and acts, :meth:`batch` returns its
-    argument and :meth:`refresh` does nothing. On a GPU ``net`` moves there (build target
-    networks and optimizers after this, from ``net``), :meth:`batch` copies each batch
-    there, and acting uses :attr:`actor`, a CPU copy that :meth:`refresh` updates.
+    """Where an algorithm's networks train (``device``) and where it acts (the CPU). On a
+    GPU ``net`` moves there (build target networks and optimizers after this, from ``net``),
+    :meth:`batch` copies each batch there, and acting uses :attr:`actor`, a CPU copy that
+    :meth:`refresh` updates. On the CPU ``actor`` is ``net`` and both methods do nothing.
 
     Args:
         net (torch.nn.Module): the actor-critic (or Q-network), on the CPU.
@@ -305,12 +279,11 @@ class Placement:
     def __init__(self, net, device):
         self.device = torch.device(device)
         self.net = net
+        self.actor = net
         self._separate = self.device.type != "cpu" or self.copy_on_cpu
         if self._separate:
             self.actor = copy.deepcopy(net).requires_grad_(False)
             net.to(self.device)
-        else:
-            self.actor = net
 
     def batch(self, data):
         """``data`` (a dict) with its tensors on :attr:`device` (the dict itself on the CPU)."""

@@ -1,16 +1,8 @@
 """Updates on a GPU, eagerly or replayed as one CUDA graph (docs/user/gpu.rst teaches this).
 
-A gradient step of DDPG, TD3, SAC or DQN on 256x256 networks is a few hundred small
-kernels. Launched one by one from Python, a GPU spends most of each step waiting for the
-next launch, and an eager GPU step can be slower than the CPU's (measured:
-docs/benchmarks/device.rst). A CUDA graph records the kernels of a whole round of steps
-once; replaying it launches them all in one call.
-
-- :class:`CapturedCall`: a function of fixed-shape tensors, run eagerly or as a graph
-  (the capture, the warm-up before it and the fall-back to eager in one place).
-- :class:`UpdateRound`: the off-policy round "``n`` gradient steps, each on a fresh replay
-  batch", the same batches on the CPU and on a GPU; on a GPU the replay buffer has a copy
-  there (:class:`DeviceReplay`) and only the sampled row numbers travel.
+An off-policy gradient step is a few hundred small kernels, and launched one by one from
+Python it can be slower on a GPU than on the CPU (docs/benchmarks/device.rst). A CUDA graph
+records the kernels of a whole round of steps once; a replay launches them in one call.
 """
 import numpy as np
 import torch
@@ -18,30 +10,26 @@ import torch
 from spinup.utils.env_checks import check_finite_rows
 
 #: The replay columns of DDPG, TD3 and SAC: batch key -> the buffer's array attribute.
-REPLAY_COLUMNS = dict(obs="obs_buf", obs2="obs2_buf", act="act_buf", rew="rew_buf",
-                      done="done_buf")
+REPLAY_COLUMNS = dict(obs="obs_buf", obs2="obs2_buf", act="act_buf", rew="rew_buf", done="done_buf")
 
 
 class CapturedCall:
-    """``fn(inputs)`` on fixed-shape tensors: plainly, or captured once and replayed.
+    """``fn(inputs, key)`` on fixed-shape tensors: plainly, or captured once and replayed.
 
     The inputs are copied into tensors allocated once on ``device`` (a graph reads and
-    writes fixed addresses), then ``fn`` runs. With ``graph`` on a CUDA device the first
-    call runs ``fn`` eagerly on a side stream (lazy set-up such as Adam's state and the
-    cuBLAS workspace must happen outside a capture; this call is a real update), the
-    next call with a new ``key`` records ``fn``'s kernels as a ``torch.cuda.CUDAGraph``
-    (recording runs nothing) and every call replays the graph of its key. The outputs
-    of a replay are the tensors the capture produced, refilled in place.
+    writes fixed addresses). With ``graph`` on a CUDA device the first call runs ``fn``
+    eagerly on a side stream (lazy set-up such as Adam's state and the cuBLAS workspace
+    must happen outside a capture; this call is a real update), the next call with a new
+    ``key`` records ``fn``'s kernels (recording runs nothing) and every call replays the
+    graph of its key, whose outputs are the tensors the capture produced, refilled.
 
     Args:
         algo (str): the algorithm, for messages.
-        fn (callable): ``fn(inputs, key) -> dict`` of tensors; ``inputs`` maps names to
-            tensors on ``device``. Under capture it may not read values on the host
-            (no ``.item()``, ``.cpu()``, no Python branch on a tensor).
+        fn (callable): returns a dict of tensors, ``inputs`` a dict of tensors on ``device``;
+            under capture it may not read values on the host (``.item()``, ``if`` on a tensor).
         device (torch.device): where ``fn`` runs.
         graph (bool): capture on a CUDA device (the CPU always runs ``fn`` plainly).
-        log (callable): prints one line (``logger.log``): once when the first capture
-            succeeds, once if a capture fails.
+        log (callable): prints a line when the first capture succeeds or a capture fails.
 
     Attributes:
         graph (bool): whether calls replay graphs (False after a failed capture).
@@ -107,26 +95,22 @@ class CapturedCall:
 
 
 class DeviceReplay:
-    """A copy on ``device`` of a replay buffer's arrays, brought up to date by :meth:`sync`.
-
-    Between two syncs the buffer's ``store`` writes slots ``ptr, ptr + 1, ...``
-    (cyclically); a sync copies those slots only, so each transition crosses to the GPU
-    once instead of once per batch that draws it.
+    """A copy on ``device`` of a replay buffer's arrays, brought up to date by :meth:`sync`,
+    which copies only the slots ``store`` wrote (cyclically from ``ptr``) since the last
+    sync: each transition crosses to the GPU once, not once per batch that draws it.
 
     Args:
-        buffer: a replay buffer with numpy arrays (named in ``columns``) of
-            ``buffer.max_size`` rows, and ``ptr`` and ``size`` as in DDPG/TD3/SAC.
+        buffer: a replay buffer as in DDPG/TD3/SAC: numpy arrays (named in ``columns``) of
+            ``max_size`` rows, ``ptr`` and ``size``.
         device (torch.device): where the copy lives.
         columns (dict): batch key -> the buffer's attribute name.
         check (callable or None): ``check(rows)`` on the numpy slot numbers each sync
-            copies (e.g. a NaN check), or None.
+            copies (e.g. a NaN check).
     """
 
     def __init__(self, buffer, device, columns=REPLAY_COLUMNS, check=None):
         self.buffer, self.columns, self.check = buffer, dict(columns), check
-        self.data = {key: torch.zeros(getattr(buffer, name).shape,
-                                      dtype=torch.from_numpy(getattr(buffer, name)[:0]).dtype,
-                                      device=device)
+        self.data = {key: torch.zeros_like(torch.from_numpy(getattr(buffer, name)), device=device)
                      for key, name in self.columns.items()}
         self._ptr = None     # buffer.ptr at the last sync (None: copy everything next)
 
@@ -157,28 +141,25 @@ class DeviceReplay:
 
 
 class UpdateRound:
-    """``n`` gradient steps, each on a fresh batch drawn uniformly from a replay buffer.
-
-    The round of DDPG, TD3 and SAC ("for j in range(update_every): sample a batch,
-    update"). On the CPU it is that loop, with ``buffer.sample_batch``. On a GPU the rows
-    of all ``n`` batches are drawn first, by the same numpy calls (the same numbers as on
-    the CPU), and sent over once; the batches are gathered from a :class:`DeviceReplay`,
-    and with ``graph`` the whole round is one replayed CUDA graph.
+    """``n`` gradient steps, each on a fresh batch drawn uniformly from a replay buffer: the
+    round of DDPG, TD3 and SAC. On the CPU it is that loop, with ``buffer.sample_batch``. On
+    a GPU the rows of all ``n`` batches are drawn first by the same numpy calls (the same
+    numbers as on the CPU) and sent over once, the batches are gathered from a
+    :class:`DeviceReplay`, and with ``graph`` the whole round is one replayed CUDA graph.
 
     Args:
         algo (str): the algorithm, for messages.
         update (callable): one gradient step, ``update(data)``, or ``update(data, count)``
-            when ``period`` is set (``count``: the steps taken before it in the run).
-            ``data`` is a batch as ``buffer.sample_batch`` returns it. It returns a dict of
-            detached tensors to log, 0-d (one number per step) or one value per sample.
-        buffer: the replay buffer (``sample_batch``, ``size`` and the arrays of
-            :data:`REPLAY_COLUMNS`).
+            with ``period`` (``count``: the steps taken before it in the run), ``data`` a
+            batch as from ``buffer.sample_batch``. It returns a dict of detached tensors to
+            log, 0-d (one number per step) or one value per sample.
+        buffer: the replay buffer (``sample_batch`` and what :class:`DeviceReplay` reads).
         batch_size (int): transitions per batch.
         n (int): gradient steps per round (``update_every``).
         device (torch.device): where the networks train.
         graph (bool): on a CUDA device, replay the round as one graph.
-        period (int or None): ``update`` takes a step count, and its work depends on the
-            count modulo ``period`` only (TD3: ``policy_delay``); one graph per phase.
+        period (int or None): ``update``'s work depends on the step count modulo ``period``
+            only (TD3: ``policy_delay``); one graph per phase.
         log (callable): prints one line.
     """
 
@@ -232,8 +213,5 @@ def _stack(steps):
 
 
 def _to_numpy(stacked):
-    out = {}
-    for name, value in stacked.items():
-        array = value.detach().cpu().numpy()
-        out[name] = array.astype(np.float64) if array.ndim == 1 else array
-    return out
+    arrays = {name: value.detach().cpu().numpy() for name, value in stacked.items()}
+    return {name: a.astype(np.float64) if a.ndim == 1 else a for name, a in arrays.items()}
