@@ -28,7 +28,8 @@ import torch  # noqa: E402
 
 import spinup  # noqa: E402
 import spinup.algos.sac.sac as sac_mod  # noqa: E402
-from spinup.utils import torch_tools, update_graph  # noqa: E402
+from spinup.utils import torch_tools  # noqa: E402
+from spinup.machinery import update_graph  # noqa: E402
 
 timers = {"round": 0.0, "refresh": 0.0, "rounds": 0}
 plain_round, plain_refresh = update_graph.UpdateRound.__call__, torch_tools.Placement.refresh

@@ -122,7 +122,7 @@ def committed_dir(scale, part, algo, task, seed):
 
 def _rows(run_dir):
     """Rows (epochs) in ``run_dir``'s progress.txt; 0 if it has none."""
-    from spinup.utils.run_dir import _count_rows
+    from spinup.machinery.run_dir import _count_rows
     return _count_rows(run_dir)
 
 
@@ -221,8 +221,8 @@ def cmd_run(args):
 def _run_phase(args, todo):
     """Run the plan entries ``todo`` as one call of the grid launcher."""
     import spinup
-    from spinup.utils import grid_launch
-    from spinup.utils.run_utils import plan_runs
+    from spinup.launch import grid_launch
+    from spinup.launch.run_utils import plan_runs
     runs = []
     groups = {}
     for r in todo:
@@ -299,7 +299,7 @@ def _grid(scale, part, algo, members):
 
     Returns the variants (task x seed, every other argument at its default but
     ``epochs`` and ``steps_per_epoch``) and their names, which are the grid's own."""
-    from spinup.utils.run_utils import ExperimentGrid
+    from spinup.launch.run_utils import ExperimentGrid
     eg = ExperimentGrid(name=grid_name(scale, part, algo))
     eg.add("env_name", sorted({f"{m['task']}-v5" for m in members}), "", in_name=True)
     eg.add("seed", sorted({m["seed"] for m in members}))
@@ -318,8 +318,8 @@ def _start_long_runs(fn, scale, algo, variants, names, data_dir):
     start would give, 300k steps sooner. Only a 300k run that finished (its checkpoint
     is at its last epoch) is used; otherwise the long run starts from scratch.
     """
-    from spinup.utils.checkpoint import checkpoint_path, load_checkpoint
-    from spinup.utils.run_utils import plan_runs
+    from spinup.machinery.checkpoint import checkpoint_path, load_checkpoint
+    from spinup.launch.run_utils import plan_runs
     short_epochs = SCALES[scale]["offpolicy"][3] // STEPS_PER_EPOCH
     long_runs = plan_runs(fn, variants, names, data_dir)
     short_runs = plan_runs(fn, [dict(v, epochs=short_epochs) for v in variants],
@@ -364,7 +364,7 @@ def _key_of(run):
 def cmd_collect(args):
     """Copy finished runs (all epochs logged) from ``--data_dir`` into the repository
     (seeds 0-9 of the ``here`` scale: its own and any ``run --extra_seeds``)."""
-    from spinup.utils.run_utils import valid_str
+    from spinup.launch.run_utils import valid_str
     copied = 0
     for r in (plan("here", list(SCALES["here"]), extra_seeds=range(10))
               + plan("spec", list(SCALES["spec"]))):
@@ -383,7 +383,7 @@ def cmd_collect(args):
 # ---- verify: the committed runs are what the code gives on this machine ----
 
 #: Which machine reproduces the committed runs: the numbers signature
-#: (spinup.utils.provenance) of a machine on which ``verify --record`` found every first
+#: (spinup.machinery.provenance) of a machine on which ``verify --record`` found every first
 #: epoch it reran equal to the committed row, digit for digit. The runs themselves were
 #: made before runs recorded their provenance.
 VERIFIED = osp.join(RUNS_DIR, "here", "verified.json")
@@ -400,7 +400,7 @@ def first_epoch(run_dir, out_dir):
     import pandas as pd
 
     import spinup
-    from spinup.utils.run_dir import _SAVED_ENV   # how config.json names the env
+    from spinup.machinery.run_dir import _SAVED_ENV   # how config.json names the env
     with open(osp.join(run_dir, "config.json")) as f:
         config = json.load(f)
     env_id = _SAVED_ENV.search(config["env_fn"]).group(2)
@@ -422,7 +422,7 @@ def cmd_verify(args):
 
     import numpy as np
 
-    from spinup.utils.provenance import numbers_signature, provenance
+    from spinup.machinery.provenance import numbers_signature, provenance
     runs = [r for r in plan("here", ["onpolicy", "offpolicy"], args.algos, args.envs,
                             only_seeds=args.seeds, extra_seeds=range(10))
             if _rows(committed_dir("here", r["part"], r["algo"], r["task"], r["seed"]))]
@@ -791,7 +791,7 @@ def _run_variant(args, label, actor_critic=None, env_kwargs=None, wrapper=None):
     import torch
 
     import spinup
-    from spinup.utils.checkpoint import checkpoint_path
+    from spinup.machinery.checkpoint import checkpoint_path
     torch.set_num_threads(1)
     epochs = args.steps // STEPS_PER_EPOCH
     for seed in args.seeds:
@@ -1468,8 +1468,8 @@ def main(argv=None):
         if not str(args.jobs).isdigit() or int(args.jobs) < 1:
             parser.error(f"run: --jobs expects a positive integer or 'auto', got {args.jobs!r}")
         args.jobs = int(args.jobs)
-    from spinup.utils.grid_launch import GridError
-    from spinup.utils.run_utils import LaunchError
+    from spinup.launch.grid_launch import GridError
+    from spinup.launch.run_utils import LaunchError
     try:
         return COMMANDS[args.command](args)
     except KeyboardInterrupt:

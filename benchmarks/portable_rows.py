@@ -47,7 +47,7 @@ def _harness():
 
 def child(out_path):
     """Runs under SETTINGS: the first-epoch rows of CASES, with this run's provenance."""
-    from spinup.utils.provenance import provenance
+    from spinup.machinery.provenance import provenance
     harness = _harness()
     rows = {}
     for algo, task, seed in CASES:

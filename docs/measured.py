@@ -46,7 +46,7 @@ ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
 DOCS = osp.join(ROOT, "docs")
 
 #: The machine the fast entries were measured on: the CPU entries of
-#: :func:`spinup.utils.provenance.numbers_signature` (``python -m spinup.utils.provenance``).
+#: :func:`spinup.machinery.provenance.numbers_signature` (``python -m spinup.machinery.provenance``).
 #: The library versions are not a reason to skip: a number that changes with a new torch
 #: is a number the page has to be told about.
 MEASURED_ON = {"cpu": "AuthenticAMD family 26 model 2: AMD EPYC", "cpu_capability": "AVX512"}
@@ -692,7 +692,7 @@ BY_NAME = {e.name: e for e in ENTRIES}
 def machine_matches():
     """Whether this machine's CPU is the one of :data:`MEASURED_ON`, and this machine's
     signature."""
-    from spinup.utils.provenance import numbers_signature, provenance
+    from spinup.machinery.provenance import numbers_signature, provenance
     here = numbers_signature(provenance())
     return all(here.get(k) == v for k, v in MEASURED_ON.items()), here
 

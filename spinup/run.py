@@ -1,6 +1,6 @@
 """The command line ``python -m spinup.run ALGO|plot|test_policy|help ...`` (docs/user/running.rst).
 
-An ``ALGO`` command becomes an :class:`~spinup.utils.run_utils.ExperimentGrid`: a flag with
+An ``ALGO`` command becomes an :class:`~spinup.launch.run_utils.ExperimentGrid`: a flag with
 several values varies over them, ``--flag[sh]`` sets the shorthand of directory names and
 ``--key:sub v`` sets ``key=dict(sub=v)``. Values are read with ``ast.literal_eval``, else
 imported as a dotted name (``torch.nn.ReLU``), else kept as strings. Every check runs before the
@@ -16,7 +16,7 @@ import textwrap
 
 from spinup import ALGOS
 from spinup.user_config import DEFAULT_DATA_DIR
-from spinup.utils.run_entrypoint import (caused_by_ctrl_c, hold_ctrl_c, release_ctrl_c,
+from spinup.launch.run_entrypoint import (caused_by_ctrl_c, hold_ctrl_c, release_ctrl_c,
                                          unwatch_ctrl_c, watch_ctrl_c)
 
 #: Algorithms that average gradients over MPI processes and so accept ``--cpu`` > 1.
@@ -162,7 +162,7 @@ def _parse_value(key, text):
         pass
     if key in PLAIN_STRING_KEYS or not _DOTTED.match(text):
         return text
-    from spinup.utils.serialization_utils import import_module_class
+    from spinup.machinery.serialization_utils import import_module_class
     try:
         return import_module_class(text)
     except ImportError as e:
@@ -186,7 +186,7 @@ def _check_env(cmd, env_name):
     """Make the env once (handed to check_cli), so a bad id fails here with close matches."""
     import gymnasium as gym
 
-    from spinup.utils.arg_checks import hand_over_env
+    from spinup.machinery.arg_checks import hand_over_env
     try:
         hand_over_env(env_name, gym.make(env_name))   # check_cli probes this one (one build)
     except gym.error.DependencyNotInstalled as e:
@@ -249,7 +249,7 @@ RESUME_OUTPUT_FLAGS = {"tensorboard", "verbose"}
 
 def _saved_value(value):
     """A config.json value as a keyword argument: dotted class names are imported."""
-    from spinup.utils.serialization_utils import import_module_class
+    from spinup.machinery.serialization_utils import import_module_class
     if isinstance(value, dict):
         return {k: _saved_value(v) for k, v in value.items()}
     if isinstance(value, str) and _DOTTED.match(value):
@@ -281,9 +281,9 @@ def resume_run(cmd, args):
         ExperimentError: the resumed run failed.
     """
     import spinup
-    from spinup.utils.run_dir import (_SAVED_ENV, LaunchError, check_same_algorithm, holds_run,
+    from spinup.machinery.run_dir import (_SAVED_ENV, LaunchError, check_same_algorithm, holds_run,
                                       read_run_config, resume_point)
-    from spinup.utils.serialization_utils import convert_json
+    from spinup.machinery.serialization_utils import convert_json
     algo = getattr(spinup, cmd)
     values, _ = _resolve_names(cmd, _group_flags(cmd, args))
     run_dir = _take_single(cmd, values, "resume")
@@ -341,9 +341,9 @@ def resume_run(cmd, args):
               f"nothing to resume. To train it further: --resume {run_dir} --epochs N, N > {done}")
         return
     _check_env(cmd, saved["env_name"])   # e.g. a MuJoCo dependency gone since the run began
-    from spinup.utils.arg_checks import check_cli
+    from spinup.machinery.arg_checks import check_cli
     check_cli(cmd, algo, dict(kwargs, env_name=saved["env_name"], num_cpu=ranks))
-    from spinup.utils.run_utils import call_experiment
+    from spinup.launch.run_utils import call_experiment
     exp_name = config.get("exp_name") or "cmd_" + cmd
     logger_kwargs = dict(config.get("logger_kwargs") or {}, **output_options,
                          output_dir=run_dir, exp_name=exp_name, resume=True)
@@ -403,8 +403,8 @@ def parse_and_execute_grid_search(cmd, args):
     if config_file is not None and exp_name == "cmd_" + cmd:
         print(f"Note: --config does not set the name; the run is named {exp_name} (in "
               f"{values.get('data_dir', [DEFAULT_DATA_DIR])[0]}). Add --exp_name to choose one.")
-    from spinup.utils.arg_checks import check_workers
-    from spinup.utils.run_dir import check_run_name
+    from spinup.machinery.arg_checks import check_workers
+    from spinup.machinery.run_dir import check_run_name
     try:
         check_run_name(exp_name)   # setup_logger_kwargs checks it too, but a grid can hide ''
     except ValueError as e:
@@ -438,13 +438,13 @@ def parse_and_execute_grid_search(cmd, args):
     for workers in values.get("num_workers", []):   # A3C's workers, like MPI processes
         check_workers(cmd, workers, run_kwargs.get("oversubscribe", False))
 
-    from spinup.utils.run_utils import ExperimentGrid
+    from spinup.launch.run_utils import ExperimentGrid
     grid = ExperimentGrid(name=exp_name)
     for key, options in values.items():
         grid.add(key, options, shorthand=shorthands.get(key))
     # Every experiment's values and env spaces, against the algorithm's declared
-    # rules (spinup.utils.arg_checks), before the first one is launched.
-    from spinup.utils.arg_checks import check_cli
+    # rules (spinup.machinery.arg_checks), before the first one is launched.
+    from spinup.machinery.arg_checks import check_cli
     for variant in grid.variants():
         check_cli(cmd, algo, dict(variant, num_cpu=run_kwargs.get("num_cpu", 1)))
     release_ctrl_c()   # the imports are done; Ctrl-C must stop the runs
@@ -475,7 +475,7 @@ def main(argv=None):
             print("Interrupted (Ctrl-C).", file=sys.stderr)
         return 128 + getattr(e, "signum", signal.SIGINT)
     except BrokenPipeError:   # the reader of stdout exited (| head)
-        from spinup.utils.run_entrypoint import stdout_closed
+        from spinup.launch.run_entrypoint import stdout_closed
         return stdout_closed()
     except Exception as e:
         # A Ctrl-C inside a C extension's import can come out as an ImportError
@@ -504,14 +504,14 @@ def _main(argv):
         print(f"spinup.run: unknown command {cmd!r}.{hint} Run 'python -m spinup.run help'.",
               file=sys.stderr)
         return 2
-    from spinup.utils.run_utils import ExperimentError
+    from spinup.launch.run_utils import ExperimentError
     try:
         parse_and_execute_grid_search(cmd, rest)
     except (CLIError, ValueError, TypeError, FileExistsError) as e:  # before any launch
         print(f"error: {e}", file=sys.stderr)   # (the checks raise ValueError, TypeError)
         return 2
     except ExperimentError as e:
-        from spinup.utils.run_entrypoint import EXIT_PIPE_CLOSED
+        from spinup.launch.run_entrypoint import EXIT_PIPE_CLOSED
         if e.returncode != EXIT_PIPE_CLOSED:   # else the run said why on stderr
             print(f"error: {e}", file=sys.stderr)
         return e.returncode if e.returncode > 0 else 1

@@ -46,7 +46,7 @@ def test_bad_input_gives_one_clear_error(tmp_path, args, message):
 
 def test_algorithm_error_is_one_line(tmp_path):
     # A value the CLI's parser accepts but the algorithm's rules refuse: the parent
-    # process checks it (spinup.utils.arg_checks) before launching, one line, exit 2.
+    # process checks it (spinup.machinery.arg_checks) before launching, one line, exit 2.
     proc = run_cli("ppo", "--env", "CartPole-v1", "--steps_per_epoch", 0, "--epochs", 1,
                    "--data_dir", tmp_path, check=False)
     assert proc.returncode == 2
@@ -113,7 +113,7 @@ def test_flag_order_and_shorthands_name_runs_as_before(monkeypatch):
     """Directory names do not depend on where --hid[h] stands: flags with a shorthand,
     then short flags, go after the others (Spinning Up's order)."""
     from spinup import run
-    from spinup.utils.run_utils import ExperimentGrid
+    from spinup.launch.run_utils import ExperimentGrid
     seen = {}
 
     def fake_run(grid, thunk, **run_kwargs):
@@ -254,8 +254,8 @@ def test_the_launching_process_makes_the_env_once(monkeypatch):
     import gymnasium as gym
 
     from spinup import run
-    from spinup.utils import arg_checks
-    from spinup.utils.run_utils import ExperimentGrid
+    from spinup.machinery import arg_checks
+    from spinup.launch.run_utils import ExperimentGrid
     made = []
 
     class Counted(gym.Wrapper):

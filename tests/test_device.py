@@ -27,8 +27,8 @@ import torch
 
 import spinup
 from conftest import run_cli, run_here
-from spinup.utils.arg_checks import check_args
-from spinup.utils.checkpoint import checkpoint_path, load_checkpoint, save_checkpoint
+from spinup.machinery.arg_checks import check_args
+from spinup.machinery.checkpoint import checkpoint_path, load_checkpoint, save_checkpoint
 from spinup.utils.test_policy import load_policy_and_env
 from spinup.utils.torch_tools import AUTO_GPU, Placement, resolve_device
 

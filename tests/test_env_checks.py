@@ -13,7 +13,7 @@ import pytest
 
 import spinup
 from conftest import ROOT, run_cli, run_here
-from spinup.utils.run_utils import ExperimentGrid, LaunchError
+from spinup.launch.run_utils import ExperimentGrid, LaunchError
 
 BAD_ENVS = textwrap.dedent('''\
     import gymnasium as gym
@@ -153,7 +153,7 @@ def test_valid_runs_are_unchanged_by_the_probe(tmp_path):
 
     np.random.seed(0)
     state = np.random.get_state()
-    from spinup.utils.env_checks import make_env
+    from spinup.machinery.env_checks import make_env
     make_env("ppo", lambda: gym.make("CartPole-v1")).close()
     assert all((a == b).all() if hasattr(a, "all") else a == b
                for a, b in zip(state, np.random.get_state()))

@@ -6,7 +6,7 @@ compares the row with the committed ``progress.txt`` (``Time`` aside).
 
 How closely depends on the machine (DESIGN 16). A run's numbers are fixed by its
 arguments, the library versions and the kind of CPU; ``runs/here/verified.json`` holds
-the numbers signature (:func:`spinup.utils.provenance.numbers_signature`) of a machine on
+the numbers signature (:func:`spinup.machinery.provenance.numbers_signature`) of a machine on
 which ``benchmarks/mujoco.py verify --record`` found every committed first epoch equal
 to the digit. On a machine with that signature the comparison is exact. Elsewhere:
 
@@ -53,7 +53,7 @@ def _rounding_free(algo, config, columns, harness):
 def test_first_epoch_matches_committed_run(algo, task, seed, tmp_path):
     pytest.importorskip("mujoco")
     import spinup
-    from spinup.utils.provenance import numbers_signature, provenance
+    from spinup.machinery.provenance import numbers_signature, provenance
     harness = load_benchmark("mujoco")
     run_dir = osp.join(RUNS, algo, task, f"s{seed}")
     with open(osp.join(run_dir, "config.json")) as f:

@@ -64,7 +64,7 @@ class _Handle:
 
 
 def _run_with_handle(harness, monkeypatch, capsys, data, **behaviour):
-    from spinup.utils import grid_launch
+    from spinup.launch import grid_launch
     monkeypatch.setattr(grid_launch, "_LocalHandle", type("Handle", (_Handle,), behaviour))
     monkeypatch.setattr(grid_launch, "POLL_SECONDS", 0)
     argv = ONE_RUN + ["--data_dir", data]
@@ -77,7 +77,7 @@ def test_interrupted_run_names_the_command_that_continues_it(harness, tmp_path, 
                                                              capsys):
     """Ctrl-C during ``run``: the advice was the launcher's "the same command and
     --resume", an option ``run`` refuses; it is now the command line itself."""
-    from spinup.utils.grid_launch import Interrupted
+    from spinup.launch.grid_launch import Interrupted
     code, out, command = _run_with_handle(harness, monkeypatch, capsys, str(tmp_path / "d"),
                                           raise_on_start=Interrupted(), code=130)
     assert code == 130
@@ -136,7 +136,7 @@ def test_run_jobs_above_the_cores_names_no_foreign_option(harness, tmp_path, cap
 def test_refusal_to_overwrite_is_worded_for_the_harness(harness, tmp_path):
     """The logger's refusal of a directory that holds a run (reached by the experiments
     that train, tfinit for one) names only --data_dir once reworded."""
-    from spinup.utils.run_dir import refusal_to_overwrite
+    from spinup.machinery.run_dir import refusal_to_overwrite
     (tmp_path / "progress.txt").write_text("Epoch\n1\n")
     text = harness.in_harness_terms(refusal_to_overwrite(str(tmp_path / "progress.txt")),
                                     "python benchmarks/mujoco.py tfinit")

@@ -84,7 +84,7 @@ def test_missing_file_or_preset(tmp_path):
 
 def test_env_name_from_recorded_env_fn_and_non_default_actor_critic(tmp_path):
     path = _write(tmp_path, json.dumps({
-        "env_fn": "spinup.utils.run_utils.gym.make('Pendulum-v1')", "exp_name": "x",
+        "env_fn": "spinup.launch.run_utils.gym.make('Pendulum-v1')", "exp_name": "x",
         "logger_kwargs": {"output_dir": "/somewhere"},
         "actor_critic": "spinup.algos.sac.core.MLPActorCritic", "_about": "a comment"}))
     assert load_config(path, "sac") == {"env_name": "Pendulum-v1"}

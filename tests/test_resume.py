@@ -1,4 +1,4 @@
-"""Checkpoints and resuming (spinup.utils.checkpoint, logger_kwargs resume=True,
+"""Checkpoints and resuming (spinup.machinery.checkpoint, logger_kwargs resume=True,
 ``python -m spinup.run ALGO --resume DIR``).
 
 The exactness tests run one configuration twice: straight through, and stopped after
@@ -18,7 +18,7 @@ import torch
 
 from conftest import run_here
 from spinup import ppo, sac
-from spinup.utils.checkpoint import (checkpoint_path, env_state, load_checkpoint,
+from spinup.machinery.checkpoint import (checkpoint_path, env_state, load_checkpoint,
                                      restore_env_state)
 
 PPO_KW = dict(steps_per_epoch=500, seed=0, ac_kwargs=dict(hidden_sizes=(16,)),
@@ -236,7 +236,7 @@ def test_kill_9_of_the_launcher_stops_the_run_and_a_live_run_is_never_shared(tmp
     experiment training as an orphan (with ``--cpu 2``: nor ``mpiexec`` and its ranks);
     and while a run is alive, no second process may resume or overwrite its
     directory (both would write the same table)."""
-    from spinup.utils.run_dir import LOCK_NAME, RunInProgressError, check_run_dir_free
+    from spinup.machinery.run_dir import LOCK_NAME, RunInProgressError, check_run_dir_free
     run_dir = tmp_path / "o" / "o_s0"
     proc = subprocess.Popen([sys.executable, "-m", "spinup.run", *CLI_PPO, "--epochs", "2000",
                              "--cpu", str(cpu), "--data_dir", str(tmp_path), "--exp_name", "o"],
@@ -331,7 +331,7 @@ def test_mpi_resume_after_the_ranks_stopped_one_epoch_apart(tmp_path):
     CI: rank 0 after epoch 44, rank 1 after 45) made the resume hang: rank 1 had nothing
     left to do and finished while rank 0 waited for it in the next collective. Each rank
     now keeps the epoch before, and the resume starts where all ranks are."""
-    from spinup.utils.checkpoint import checkpoint_path, previous_checkpoint_path
+    from spinup.machinery.checkpoint import checkpoint_path, previous_checkpoint_path
     result = cli(*CLI_PPO, "--epochs", "3", "--cpu", "2", "--data_dir", str(tmp_path),
                  "--exp_name", "m", timeout=300)
     assert result.returncode == 0, result.stderr

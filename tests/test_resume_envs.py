@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 from spinup import dqn, ppo, sac, td3
-from spinup.utils import checkpoint as ckpt
-from spinup.utils.checkpoint import load_checkpoint
+from spinup.machinery import checkpoint as ckpt
+from spinup.machinery.checkpoint import load_checkpoint
 
 PPO_KW = dict(steps_per_epoch=300, seed=0, ac_kwargs=dict(hidden_sizes=(16,)),
               train_pi_iters=3, train_v_iters=3)

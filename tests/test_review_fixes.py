@@ -15,8 +15,8 @@ import torch
 from gymnasium import spaces
 
 from spinup import a2c, ddpg, dqn, ppo, sac, td3, trpo, vpg
-from spinup.utils import checkpoint as ckpt
-from spinup.utils.checkpoint import (checkpoint_path, env_state, load_checkpoint,
+from spinup.machinery import checkpoint as ckpt
+from spinup.machinery.checkpoint import (checkpoint_path, env_state, load_checkpoint,
                                      restore_env_state)
 
 from conftest import read_progress, run_cli

@@ -70,7 +70,7 @@ import sys  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from conftest import run_cli  # noqa: E402
-from spinup.utils.checkpoint import checkpoint_path, load_checkpoint  # noqa: E402
+from spinup.machinery.checkpoint import checkpoint_path, load_checkpoint  # noqa: E402
 
 TINY = dict(steps_per_epoch=100, ac_kwargs=dict(hidden_sizes=(8,)), train_pi_iters=2,
             train_v_iters=2)
@@ -184,7 +184,7 @@ def test_cli_plot_names_a_run_without_the_column(tmp_path):
 
 import hashlib  # noqa: E402
 
-from spinup.utils.run_utils import ExperimentGrid, LaunchError  # noqa: E402
+from spinup.launch.run_utils import ExperimentGrid, LaunchError  # noqa: E402
 
 GRID = ["ppo", "--env", "CartPole-v1", "--steps_per_epoch", 200, "--hid", "[8]",
         "--train_pi_iters", 2, "--train_v_iters", 2, "--seed", 0, 10]
@@ -350,7 +350,7 @@ def test_sigint_to_the_launcher_stops_a_jobs_2_grid(tmp_path):
 
 
 def test_api_interrupted_carries_the_signal():
-    from spinup.utils.grid_launch import Interrupted
+    from spinup.launch.grid_launch import Interrupted
     assert isinstance(Interrupted(signal.SIGTERM), KeyboardInterrupt)
     assert Interrupted(signal.SIGTERM).signum == signal.SIGTERM
 

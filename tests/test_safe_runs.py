@@ -23,10 +23,10 @@ import torch
 
 import spinup
 from conftest import ROOT, run_cli, run_here
-from spinup.utils import arg_checks, run_dir as run_dir_rules
+from spinup.machinery import arg_checks, run_dir as run_dir_rules
 from spinup.utils.logx import EpochLogger
-from spinup.utils.run_dir import holds_run
-from spinup.utils.run_utils import LaunchError, check_before_launch, setup_logger_kwargs
+from spinup.machinery.run_dir import holds_run
+from spinup.launch.run_utils import LaunchError, check_before_launch, setup_logger_kwargs
 
 ALL_ALGOS = ["vpg", "trpo", "npg", "ppo", "ddpg", "td3", "sac", "dqn", "a2c", "a3c"]
 TINY_PPO = ["--env", "CartPole-v1", "--epochs", 1, "--steps_per_epoch", 100, "--hid", "[8]",
@@ -219,7 +219,7 @@ def _maps(pid):
 
 def test_ctrl_c_inside_an_import_that_wraps_it_is_still_ctrl_c():
     # numpy re-raises a KeyboardInterrupt during its C-extension import as ImportError.
-    from spinup.utils.run_entrypoint import caused_by_ctrl_c
+    from spinup.launch.run_entrypoint import caused_by_ctrl_c
     try:
         try:
             raise KeyboardInterrupt
@@ -232,7 +232,7 @@ def test_ctrl_c_inside_an_import_that_wraps_it_is_still_ctrl_c():
 
 def test_ctrl_c_that_a_library_turns_into_another_error_without_a_chain_is_still_ctrl_c():
     # numpy's import can swallow the interrupt: "could not import module 'datetime'".
-    from spinup.utils import run_entrypoint
+    from spinup.launch import run_entrypoint
     outer = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         previous = run_entrypoint.watch_ctrl_c()
@@ -291,7 +291,7 @@ def test_ctrl_c_while_starting_is_one_line_and_exit_130(tmp_path, when):
 def test_ctrl_c_before_the_interpreter_has_started_is_exit_130_without_traceback():
     """The earliest Ctrl-C there is: pending before ``exec``. The experiment process
     holds it through Python's start-up and ``main`` turns it into exit 130, quietly."""
-    from spinup.utils.run_utils import _encode_call
+    from spinup.launch.run_utils import _encode_call
 
     def in_child():   # as a launcher starts it (SIGINT blocked), then the Ctrl-C
         _sigint_as_in_a_terminal()
@@ -461,7 +461,7 @@ def test_available_memory_is_a_positive_number():
 
 def test_test_policy_refuses_a_model_asking_for_a_huge_network(tmp_path):
     from spinup.algos.ppo.core import MLPActorCritic
-    from spinup.utils.serialization_utils import save_model
+    from spinup.machinery.serialization_utils import save_model
     from spinup.utils.test_policy import load_pytorch_policy, main
     env = gym.make("CartPole-v1")
     ac = MLPActorCritic(env.observation_space, env.action_space, hidden_sizes=[8])
@@ -497,7 +497,7 @@ def test_a3c_more_workers_than_cores_is_refused(tmp_path):
 def test_refusal_for_a_stopped_unfinished_run_says_how_to_continue_it(tmp_path):
     """Issue 45: the same command over a run stopped before its last epoch was refused
     without a word about --resume; a finished run's refusal stays as it was."""
-    from spinup.utils.run_dir import refusal_to_overwrite
+    from spinup.machinery.run_dir import refusal_to_overwrite
     run_cli("ppo", *TINY_PPO, "--exp_name", "p", "--data_dir", tmp_path)
     run_dir = tmp_path / "p" / "p_s0"
     finished = refusal_to_overwrite(str(run_dir / "progress.txt"))

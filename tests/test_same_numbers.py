@@ -19,7 +19,7 @@ import torch
 from torch.optim.optimizer import register_optimizer_step_pre_hook
 
 import spinup
-from spinup.utils.provenance import (NUMBERS_KEYS, PROVENANCE_NAME, numbers_signature,
+from spinup.machinery.provenance import (NUMBERS_KEYS, PROVENANCE_NAME, numbers_signature,
                                      provenance, read_provenance)
 from spinup.utils.torch_tools import RUN_THREADS
 

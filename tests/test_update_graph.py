@@ -1,4 +1,4 @@
-"""spinup.utils.update_graph: the update round of DDPG, TD3 and SAC on a GPU (issue 41).
+"""spinup.machinery.update_graph: the update round of DDPG, TD3 and SAC on a GPU (issue 41).
 
 The GPU path (a device copy of the replay buffer brought up to date once per round, the
 rows of all the round's batches drawn first, static input tensors, one function for the
@@ -16,7 +16,7 @@ import torch
 
 import spinup
 from spinup.algos.sac.sac import ReplayBuffer
-from spinup.utils.update_graph import CapturedCall, DeviceReplay, UpdateRound
+from spinup.machinery.update_graph import CapturedCall, DeviceReplay, UpdateRound
 
 # replay_size 150 < 800 steps: the buffer wraps, so syncs copy slots across its end
 OFF = dict(steps_per_epoch=400, epochs=2, start_steps=200, update_after=200, update_every=25,

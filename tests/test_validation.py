@@ -1,4 +1,4 @@
-"""spinup.utils.arg_checks: the rules, and the algorithms' use of them from Python."""
+"""spinup.machinery.arg_checks: the rules, and the algorithms' use of them from Python."""
 import inspect
 import math
 
@@ -8,10 +8,10 @@ import pytest
 import torch
 
 import spinup
-from spinup.utils import arg_checks as ac
-from spinup.utils import env_checks
-from spinup.utils.arg_checks import check_args, check_cli
-from spinup.utils.env_checks import check_spaces
+from spinup.machinery import arg_checks as ac
+from spinup.machinery import env_checks
+from spinup.machinery.arg_checks import check_args, check_cli
+from spinup.machinery.env_checks import check_spaces
 
 ALGOS = sorted(spinup.ALGOS)
 

@@ -15,7 +15,7 @@ name works too.
 Reading rules (:func:`load_config`):
 
 * ``env_name`` is the gymnasium id. If it is absent, it is read from a recorded
-  ``env_fn`` such as ``"spinup.utils.run_utils.gym.make('CartPole-v1')"``.
+  ``env_fn`` such as ``"spinup.launch.run_utils.gym.make('CartPole-v1')"``.
 * Keys that ``config.json`` records but that are not settings of the run are
   dropped: ``exp_name``, ``logger_kwargs`` (the output location is chosen by the
   caller), ``env_fn``, and ``actor_critic`` when it names the default class.
@@ -69,7 +69,7 @@ def _algorithm(fn):
 
 
 def _import(where, key, text):
-    from spinup.utils.serialization_utils import import_module_class
+    from spinup.machinery.serialization_utils import import_module_class
     try:
         return import_module_class(text)
     except ImportError as e:

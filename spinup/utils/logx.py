@@ -14,11 +14,11 @@ import time
 
 import numpy as np
 
-from spinup.utils.console import _number, colorize, print_table, progress_line
+from spinup.machinery.console import _number, colorize, print_table, progress_line
 from spinup.utils.mpi_tools import mpi_statistics_scalar, num_procs, proc_id
-from spinup.utils.provenance import provenance, write_provenance
-from spinup.utils.run_dir import _held_locks, _lock_path, _clear_run, decide_start, lock_run_dir
-from spinup.utils.serialization_utils import (convert_json, kwargs_to_plain, save_model,
+from spinup.machinery.provenance import provenance, write_provenance
+from spinup.machinery.run_dir import _held_locks, _lock_path, _clear_run, decide_start, lock_run_dir
+from spinup.machinery.serialization_utils import (convert_json, kwargs_to_plain, save_model,
                                               write_atomically, write_text_atomically)
 
 
@@ -62,7 +62,7 @@ class Logger:
             exp_name (str): name shared by the runs (seeds) of one configuration, which the
                 plotter averages.
             overwrite (bool): replace an earlier run in ``output_dir`` (one that stopped before
-                its first epoch, :func:`~spinup.utils.run_dir.holds_run`, is replaced anyway).
+                its first epoch, :func:`~spinup.machinery.run_dir.holds_run`, is replaced anyway).
             tensorboard (bool): also write rows to ``output_dir/tb/`` at step
                 ``TotalEnvInteracts`` (needs ``tensorboard``).
             verbose (bool): print each row as the full table and the whole configuration;
@@ -74,7 +74,7 @@ class Logger:
         Raises:
             FileNotFoundError: ``resume`` is set and there is no table to continue.
             FileExistsError: the table exists and ``overwrite`` is False; or
-                (:class:`~spinup.utils.run_dir.RunInProgressError`) another live process
+                (:class:`~spinup.machinery.run_dir.RunInProgressError`) another live process
                 writes to ``output_dir``.
             ImportError: ``tensorboard`` is True and the package is missing.
         """
@@ -203,10 +203,10 @@ class Logger:
 
     def save_config(self, config):
         """Write the run's configuration to ``config.json`` and print it, and what produced
-        the numbers to ``provenance.json`` (:mod:`spinup.utils.provenance`).
+        the numbers to ``provenance.json`` (:mod:`spinup.machinery.provenance`).
 
         Values that JSON cannot hold are written readably (see
-        :func:`~spinup.utils.serialization_utils.convert_json`); the logger is left out and
+        :func:`~spinup.machinery.serialization_utils.convert_json`); the logger is left out and
         ``exp_name`` added. The dict is kept for :meth:`setup_pytorch_saver`'s ``ac_kwargs``.
         A resumed run keeps its files; its provenance is recorded with its first new row.
 
@@ -262,7 +262,7 @@ class Logger:
 
         Raises:
             TypeError: a value in ``ac_kwargs`` cannot be stored in ``model.pt``
-                (see :func:`~spinup.utils.serialization_utils.kwargs_to_plain`).
+                (see :func:`~spinup.machinery.serialization_utils.kwargs_to_plain`).
         """
         if ac_kwargs is None:
             ac_kwargs = self._config.get("ac_kwargs", {})

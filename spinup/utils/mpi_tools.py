@@ -97,7 +97,7 @@ def die_with_parent():
     """
     if not sys.platform.startswith("linux"):
         return None
-    from spinup.utils.run_entrypoint import _die_with
+    from spinup.launch.run_entrypoint import _die_with
     return functools.partial(_die_with, os.getpid())
 
 

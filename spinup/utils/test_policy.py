@@ -16,8 +16,8 @@ import time
 
 import numpy as np
 
-from spinup.utils.console import print_table
-from spinup.utils.serialization_utils import build_model, read_model
+from spinup.machinery.console import print_table
+from spinup.machinery.serialization_utils import build_model, read_model
 
 ENV_NOT_FOUND = ("Environment not found!\n\n It looks like the environment wasn't saved, "
                  "and we can't run the agent in it. :(\n\n Check out the docs page on "

@@ -142,7 +142,7 @@ def test_ctrl_c_stops_all_workers(tmp_path):
     assert all(_dead(p) for p in pids)
     # Issue 45: the finished epochs are in progress.txt and the interrupted one is not
     # (a row is an epoch's end; a partial row made a failed run's rerun be refused)
-    from spinup.utils.checkpoint import load_checkpoint
+    from spinup.machinery.checkpoint import load_checkpoint
     rows = read_progress(tmp_path / "out")
     assert len(rows) >= 1 and len(rows) == load_checkpoint(str(tmp_path / "out"))["epoch"]
 

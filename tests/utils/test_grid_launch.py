@@ -1,5 +1,5 @@
 """Grids run in parallel (--jobs), resumed as a whole (--resume), and on Ray
-(--launcher ray): spinup.utils.grid_launch through the CLI and ExperimentGrid.run.
+(--launcher ray): spinup.launch.grid_launch through the CLI and ExperimentGrid.run.
 
 Every run is a tiny PPO on CartPole; tables are compared with ``Time`` dropped.
 """
@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT, read_progress, run_cli
-from spinup.utils.run_utils import ExperimentGrid
+from spinup.launch.run_utils import ExperimentGrid
 
 TINY = ["--env", "CartPole-v1", "--steps_per_epoch", "300", "--hid", "[16]",
         "--train_pi_iters", "5", "--train_v_iters", "5"]
@@ -94,7 +94,7 @@ def test_launcher_ray_without_ray_is_one_line_exit_2(tmp_path, monkeypatch, caps
 
 def test_a_failing_variant_does_not_stop_the_others(tmp_path, capsys):
     from spinup import ppo
-    from spinup.utils.grid_launch import GridError
+    from spinup.launch.grid_launch import GridError
     grid = ExperimentGrid("mixed")
     grid.add("env_name", ["CartPole-v1", "NoSuchEnv-v0"], "", in_name=True)
     grid.add("steps_per_epoch", 300)
@@ -174,8 +174,8 @@ def test_launcher_ray_on_a_local_instance_gives_the_serial_tables(serial_grid, t
 
 def test_jobs_auto_and_the_core_check(monkeypatch):
     from spinup.utils import mpi_tools
-    from spinup.utils.grid_launch import resolve_jobs
-    from spinup.utils.run_utils import LaunchError
+    from spinup.launch.grid_launch import resolve_jobs
+    from spinup.launch.run_utils import LaunchError
     monkeypatch.setattr(mpi_tools, "available_cores", lambda: 8)
     assert resolve_jobs("auto", 1) == 8 and resolve_jobs("auto", 2) == 4
     assert resolve_jobs("auto", 16) == 1 and resolve_jobs(4, 2) == 4
@@ -206,7 +206,7 @@ def test_a_signal_before_a_variant_started_stops_at_once(tmp_path, monkeypatch, 
     import time
 
     from spinup import ppo
-    from spinup.utils import grid_launch
+    from spinup.launch import grid_launch
 
     def interrupted_start(self):
         raise grid_launch.Interrupted(signal.SIGINT)   # as if Ctrl-C came right here
@@ -220,7 +220,7 @@ def test_a_signal_before_a_variant_started_stops_at_once(tmp_path, monkeypatch, 
     assert time.time() - begin < grid_launch.SHUTDOWN_GRACE / 2
     out = capsys.readouterr().out
     assert re.search(r"not started +early_s0", out) and "stopping 0 running" in out
-    from spinup.utils import ray_launch
+    from spinup.launch import ray_launch
     ray_handle = ray_launch._RayHandle(None, "", str(tmp_path / "x" / "output.log"), 1)
     assert not ray_handle.started and ray_handle.poll() is None   # no AttributeError
 
@@ -229,7 +229,7 @@ def test_nothing_runs_between_fork_and_exec(monkeypatch):
     """Issue 44: the launcher passed a ``preexec_fn`` (signal setup and ``prctl`` through
     ctypes) that ran in the forked child of a multi-threaded Ray worker, where it can
     deadlock. The child now sets these up itself (run_entrypoint), told the launcher's pid."""
-    from spinup.utils import grid_launch
+    from spinup.launch import grid_launch
     seen = {}
 
     def fake_popen(args, **kwargs):

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from spinup.utils.logx import EpochLogger, Logger
-from spinup.utils.serialization_utils import convert_json
+from spinup.machinery.serialization_utils import convert_json
 
 
 def test_epoch_logger_stats_match_numpy(tmp_path, capsys):
@@ -126,7 +126,7 @@ def test_logger_refuses_to_overwrite_a_finished_run(tmp_path):
 
 
 def test_setup_logger_kwargs_passes_overwrite_only_when_set(tmp_path):
-    from spinup.utils.run_utils import setup_logger_kwargs
+    from spinup.launch.run_utils import setup_logger_kwargs
     assert "overwrite" not in setup_logger_kwargs("e", 0, str(tmp_path))  # config.json unchanged
     kwargs = setup_logger_kwargs("e", 0, str(tmp_path), overwrite=True)
     assert kwargs["overwrite"] is True
@@ -181,7 +181,7 @@ def _probe(run_dir):
     """Run check_run_dir_free in another process; its stderr ('' when free)."""
     import subprocess
     import sys
-    code = ("import sys; from spinup.utils.run_dir import check_run_dir_free; "
+    code = ("import sys; from spinup.machinery.run_dir import check_run_dir_free; "
             "check_run_dir_free(sys.argv[1])")
     return subprocess.run([sys.executable, "-c", code, str(run_dir)], capture_output=True,
                           text=True).stderr
@@ -189,7 +189,7 @@ def _probe(run_dir):
 
 def test_a_run_directory_belongs_to_one_live_logger(tmp_path):
     import gc
-    from spinup.utils.run_dir import LOCK_NAME
+    from spinup.machinery.run_dir import LOCK_NAME
     logger = EpochLogger(output_dir=str(tmp_path / "run"))
     assert (tmp_path / "run" / LOCK_NAME).read_text() == f"{os.getpid()}\n"
     assert f"in use by another running process (pid {os.getpid()})" in _probe(tmp_path / "run")
@@ -205,7 +205,8 @@ def test_overwrite_clears_only_after_the_directory_is_claimed(tmp_path, monkeypa
     """Issue 44: the Logger checked the lock, cleared the directory, then took the lock, so
     two simultaneous --overwrite runs could both clear it. The claim now comes first, and a
     refused run gives it back."""
-    from spinup.utils import logx, run_dir
+    from spinup.utils import logx
+    from spinup.machinery import run_dir
     out = str(tmp_path / "run")
     first = logx.EpochLogger(output_dir=out)
     first.log_tabular("Epoch", 0)

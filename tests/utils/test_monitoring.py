@@ -10,9 +10,9 @@ import gymnasium as gym
 import pytest
 
 from conftest import read_progress, run_cli
-from spinup.utils.console import colorize, progress_line
+from spinup.machinery.console import colorize, progress_line
 from spinup.utils.logx import EpochLogger
-from spinup.utils.run_utils import setup_logger_kwargs
+from spinup.launch.run_utils import setup_logger_kwargs
 
 HAVE_TENSORBOARD = importlib.util.find_spec("tensorboard") is not None
 needs_tensorboard = pytest.mark.skipif(

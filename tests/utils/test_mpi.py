@@ -79,7 +79,7 @@ def test_crashing_rank_takes_job_down(tmp_path):
 def test_user_error_on_one_rank_aborts_all(tmp_path):
     # A ValueError (reported as one line, exit 2) on rank 1 while rank 0 waits in a
     # collective: the job must end, not hang.
-    from spinup.utils.run_utils import ExperimentError, call_experiment
+    from spinup.launch.run_utils import ExperimentError, call_experiment
     import spinup.utils.mpi_tools as mt
 
     def thunk(seed, logger_kwargs):

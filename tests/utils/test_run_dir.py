@@ -1,13 +1,13 @@
 """Issue 44: one rule decides what a new run does with an existing directory
-(spinup.utils.run_dir.decide_start); the Logger and the grid's pre-launch check
+(spinup.machinery.run_dir.decide_start); the Logger and the grid's pre-launch check
 both use it, so they answer alike for every state of the directory."""
 import os
 
 import pytest
 
-from spinup.utils.grid_launch import check_before_launch
+from spinup.launch.grid_launch import check_before_launch
 from spinup.utils.logx import EpochLogger
-from spinup.utils.run_dir import decide_start, resume_point
+from spinup.machinery.run_dir import decide_start, resume_point
 
 
 def _make(path, state):
@@ -64,7 +64,7 @@ def test_resume_without_a_run_is_refused(tmp_path):
 def test_resume_point_reads_every_rank(tmp_path):
     # Two ranks' checkpoints, one an epoch ahead: the resume starts from the lower
     # (the grid read rank 0 alone before issue 44, the CLI the lowest).
-    from spinup.utils.checkpoint import checkpoint_path, save_checkpoint
+    from spinup.machinery.checkpoint import checkpoint_path, save_checkpoint
     save_checkpoint(str(tmp_path), dict(epoch=3))
     rank0 = checkpoint_path(str(tmp_path), 0)
     rank1 = checkpoint_path(str(tmp_path), 1)
@@ -81,7 +81,7 @@ def test_resume_point_maps_checkpoints_instead_of_reading_them(tmp_path, monkeyp
     # damaged file is still refused in one line.
     import torch
 
-    from spinup.utils.checkpoint import checkpoint_path, save_checkpoint
+    from spinup.machinery.checkpoint import checkpoint_path, save_checkpoint
     save_checkpoint(str(tmp_path), dict(epoch=2, buf=torch.zeros(1000, 100)))
     calls, load = [], torch.load
     monkeypatch.setattr(torch, "load", lambda *a, **k: calls.append(k) or load(*a, **k))

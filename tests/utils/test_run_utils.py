@@ -4,7 +4,7 @@ import os.path as osp
 import pytest
 import torch
 
-from spinup.utils.run_utils import ExperimentGrid, setup_logger_kwargs
+from spinup.launch.run_utils import ExperimentGrid, setup_logger_kwargs
 
 
 def test_setup_logger_kwargs_paths(tmp_path):

@@ -39,7 +39,7 @@ def test_numpy_scalars_in_ac_kwargs_are_saved_as_plain_values(tmp_path):
     o = np.zeros(3, dtype=np.float32)
     np.testing.assert_allclose(get_action(o), ac.act(torch.as_tensor(o), deterministic=True))
 
-    from spinup.utils.serialization_utils import kwargs_to_plain
+    from spinup.machinery.serialization_utils import kwargs_to_plain
     plain = kwargs_to_plain(extra)
     assert type(plain["scale"]) is float and plain["flag"] is True and plain["arr"] == [1, 2]
 
@@ -86,7 +86,7 @@ def test_model_written_by_format_1_saver_still_loads(tmp_path, env_id):
 
 
 def test_space_descriptions_round_trip():
-    from spinup.utils.serialization_utils import space_from_dict, space_to_dict
+    from spinup.machinery.serialization_utils import space_from_dict, space_to_dict
     box = gym.spaces.Box(low=-2.0, high=np.array([1.0, 3.0]), dtype=np.float64)
     again = space_from_dict(space_to_dict(box))
     assert again == box and again.dtype == np.float64
@@ -100,7 +100,7 @@ def test_space_descriptions_round_trip():
 
 
 def test_unsupported_kwarg_and_wrong_format_version(tmp_path):
-    from spinup.utils.serialization_utils import MODEL_FORMAT_VERSION, read_model
+    from spinup.machinery.serialization_utils import MODEL_FORMAT_VERSION, read_model
     env, ac = _pendulum_ac(hidden_sizes=[4])
     logger = EpochLogger(output_dir=str(tmp_path))
     with pytest.raises(TypeError, match="ac_kwargs"):

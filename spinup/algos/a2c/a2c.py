@@ -59,11 +59,11 @@ import numpy as np
 import torch
 
 import spinup.algos.a2c.core as core
-from spinup.utils.arg_checks import (BASIC_RULES, boolean, check_args, nonneg, optional, positive,
+from spinup.machinery.arg_checks import (BASIC_RULES, boolean, check_args, nonneg, optional, positive,
                                      steps_over_procs, unit_interval)
-from spinup.utils.env_checks import (DISCRETE, FLAT_BOX, check_finite_obs,
+from spinup.machinery.env_checks import (DISCRETE, FLAT_BOX, check_finite_obs,
                                      check_finite_path, env_label, make_env, report_env_step_error)
-from spinup.utils.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
+from spinup.machinery.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
 from spinup.utils.mpi_tools import num_procs, proc_id
@@ -165,7 +165,7 @@ def compute_loss(ac, data, ent_coef, vf_coef):
     return loss, info
 
 
-# What a2c accepts; checked by spinup.utils.arg_checks before anything is written
+# What a2c accepts; checked by spinup.machinery.arg_checks before anything is written
 # (and by the command line before it launches a run).
 ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(block="n_steps"),
                  gamma=unit_interval, lam=unit_interval, lr=positive, anneal_lr=boolean,

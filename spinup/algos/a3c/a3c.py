@@ -64,11 +64,11 @@ import torch
 
 import spinup.algos.a3c.core as core
 from spinup.algos.a3c.workers import EpisodeDone, UpdateDone, WorkerPool
-from spinup.utils.arg_checks import (BASIC_RULES, boolean, check_args, nonneg, optional,
+from spinup.machinery.arg_checks import (BASIC_RULES, boolean, check_args, nonneg, optional,
                                      positive, single_process, unit_interval)
-from spinup.utils.env_checks import (DISCRETE, FLAT_BOX, check_finite_obs,
+from spinup.machinery.env_checks import (DISCRETE, FLAT_BOX, check_finite_obs,
                                      check_finite_path, env_label, make_env, report_env_step_error)
-from spinup.utils.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
+from spinup.machinery.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from spinup.utils.logx import EpochLogger
 from spinup.utils.torch_tools import RUN_THREADS, torch_threads
 
@@ -145,7 +145,7 @@ def env_action(a, action_space):
     return a
 
 
-# What a3c accepts; checked by spinup.utils.arg_checks before anything is written
+# What a3c accepts; checked by spinup.machinery.arg_checks before anything is written
 # (and by the command line before it launches a run).
 ARG_RULES = dict(BASIC_RULES, gamma=unit_interval, lam=unit_interval, lr=positive,
                  anneal_lr=boolean, ent_coef=nonneg, vf_coef=nonneg, max_grad_norm=optional(nonneg),

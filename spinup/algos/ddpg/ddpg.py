@@ -55,13 +55,13 @@ import torch
 
 import spinup.algos.ddpg.core as core
 from spinup.utils import torch_tools
-from spinup.utils.arg_checks import (BASIC_RULES, check_args, nonneg, positive,
+from spinup.machinery.arg_checks import (BASIC_RULES, check_args, nonneg, positive,
                                      single_process, unit_interval)
-from spinup.utils.env_checks import (BOUNDED_BOX, FLAT_BOX, check_finite_reward, check_finite_rows,
+from spinup.machinery.env_checks import (BOUNDED_BOX, FLAT_BOX, check_finite_reward, check_finite_rows,
                                      env_label, make_env, report_env_step_error)
-from spinup.utils.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
+from spinup.machinery.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
 from spinup.utils.logx import EpochLogger
-from spinup.utils.update_graph import UpdateRound
+from spinup.machinery.update_graph import UpdateRound
 from spinup.utils.torch_tools import RUN_THREADS, polyak_update, torch_threads
 
 # The optimizer factory: Adam, fused where this torch supports it on the CPU. One
@@ -119,7 +119,7 @@ class ReplayBuffer:
         return {name: torch.from_numpy(value) for name, value in batch.items()}
 
 
-# What ddpg accepts; checked by spinup.utils.arg_checks before anything is written
+# What ddpg accepts; checked by spinup.machinery.arg_checks before anything is written
 # (and by the command line before it launches a run).
 ARG_RULES = dict(BASIC_RULES, gamma=unit_interval, polyak=unit_interval, pi_lr=positive,
                  q_lr=positive, act_noise=nonneg,

@@ -66,14 +66,14 @@ import torch.nn.functional as F
 
 import spinup.algos.dqn.core as core
 from spinup.utils import torch_tools
-from spinup.utils.arg_checks import (BASIC_RULES, boolean, check_args, in_range, optional,
+from spinup.machinery.arg_checks import (BASIC_RULES, boolean, check_args, in_range, optional,
                                      positive, single_process, unit_interval)
-from spinup.utils.env_checks import (DISCRETE, FLAT_BOX, check_finite_reward, check_finite_rows,
+from spinup.machinery.env_checks import (DISCRETE, FLAT_BOX, check_finite_reward, check_finite_rows,
                                      env_label, make_env, report_env_step_error)
-from spinup.utils.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
+from spinup.machinery.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
 from spinup.utils.logx import EpochLogger
 from spinup.utils.torch_tools import RUN_THREADS, polyak_update, set_lr, torch_threads
-from spinup.utils.update_graph import CapturedCall
+from spinup.machinery.update_graph import CapturedCall
 
 # Adam, fused into one kernel per step where this torch supports that on the CPU
 # (2.4 and newer), the plain one elsewhere. A module attribute, so tests can spy on it.
@@ -223,7 +223,7 @@ def q_target(q_net, q_targ, data, double=False):
     return data["ret"] + data["disc"] * (1 - data["done"]) * q_next
 
 
-# What dqn accepts; checked by spinup.utils.arg_checks before anything is written
+# What dqn accepts; checked by spinup.machinery.arg_checks before anything is written
 # (and by the command line before it launches a run), with arg_checks.COMMON_RULES:
 # the rules of the arguments several algorithms share (counts, sizes, epochs ...).
 ARG_RULES = dict(BASIC_RULES, gamma=unit_interval, lr=positive, polyak=optional(unit_interval),

@@ -65,13 +65,13 @@ import numpy as np
 import torch
 
 import spinup.algos.sac.core as core
-from spinup.utils.arg_checks import (BASIC_RULES, Rule, check_args, in_range, is_number, optional,
+from spinup.machinery.arg_checks import (BASIC_RULES, Rule, check_args, in_range, is_number, optional,
                                      positive, single_process, unit_interval)
-from spinup.utils.env_checks import (BOUNDED_BOX, FLAT_BOX, check_finite_reward, check_finite_rows,
+from spinup.machinery.env_checks import (BOUNDED_BOX, FLAT_BOX, check_finite_reward, check_finite_rows,
                                      env_label, make_env, report_env_step_error)
-from spinup.utils.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
+from spinup.machinery.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
 from spinup.utils.logx import EpochLogger
-from spinup.utils.update_graph import UpdateRound
+from spinup.machinery.update_graph import UpdateRound
 from spinup.utils.torch_tools import (RUN_THREADS, Placement, adam, polyak_update, resolve_device,
                                       torch_threads)
 
@@ -144,7 +144,7 @@ def _alpha_ok(alpha, ctx):
     return alpha > 0 if learned else alpha >= 0
 
 
-# What sac accepts; checked by spinup.utils.arg_checks before anything is written
+# What sac accepts; checked by spinup.machinery.arg_checks before anything is written
 # (and by the command line before it launches a run), with arg_checks.COMMON_RULES:
 # the rules of the arguments several algorithms share (counts, sizes, epochs ...).
 ARG_RULES = dict(BASIC_RULES, gamma=unit_interval, polyak=unit_interval, lr=positive,

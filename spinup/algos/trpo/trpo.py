@@ -75,11 +75,11 @@ import torch
 import spinup.algos.trpo.core as core
 from spinup.algos.trpo.core import (conjugate_gradient, flat_grad, get_flat_params,
                                     hessian_vector_product, set_flat_params)
-from spinup.utils.arg_checks import (BASIC_RULES, check_args, in_range, nonneg, one_of,
+from spinup.machinery.arg_checks import (BASIC_RULES, check_args, in_range, nonneg, one_of,
                                      positive, steps_over_procs, unit_interval)
-from spinup.utils.env_checks import (DISCRETE, FLAT_BOX, check_finite_obs,
+from spinup.machinery.env_checks import (DISCRETE, FLAT_BOX, check_finite_obs,
                                      check_finite_path, env_label, make_env, report_env_step_error)
-from spinup.utils.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
+from spinup.machinery.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
 from spinup.utils.mpi_tools import mpi_avg, mpi_statistics_scalar, num_procs, proc_id
@@ -191,7 +191,7 @@ def backtracking_line_search(policy, theta_old, full_step, evaluate, surr_old, d
     return backtrack_iters
 
 
-# What trpo and npg accept; checked by spinup.utils.arg_checks before anything is
+# What trpo and npg accept; checked by spinup.machinery.arg_checks before anything is
 # written (and by the command line before it launches a run).
 ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(), gamma=unit_interval,
                  delta=positive, vf_lr=positive, damping_coeff=nonneg,

@@ -56,11 +56,11 @@ import numpy as np
 import torch
 
 import spinup.algos.vpg.core as core
-from spinup.utils.arg_checks import (BASIC_RULES, check_args, in_range, positive, positive_int,
+from spinup.machinery.arg_checks import (BASIC_RULES, check_args, in_range, positive, positive_int,
                                      steps_over_procs, unit_interval)
-from spinup.utils.env_checks import (DISCRETE, FLAT_BOX, check_finite_obs,
+from spinup.machinery.env_checks import (DISCRETE, FLAT_BOX, check_finite_obs,
                                      check_finite_path, env_label, make_env, report_env_step_error)
-from spinup.utils.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
+from spinup.machinery.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
 from spinup.utils.mpi_tools import mpi_statistics_scalar, num_procs, proc_id
@@ -148,7 +148,7 @@ class VPGBuffer:
 
 # ---- Algorithm ----
 
-# What vpg accepts; checked by spinup.utils.arg_checks before anything is written
+# What vpg accepts; checked by spinup.machinery.arg_checks before anything is written
 # (and by the command line before it launches a run).
 ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(), gamma=unit_interval,
                  pi_lr=positive, vf_lr=positive, train_v_iters=positive_int,

@@ -15,8 +15,8 @@ import re
 import shutil
 import weakref
 
-from spinup.utils.provenance import PROVENANCE_NAME
-from spinup.utils.serialization_utils import convert_json
+from spinup.machinery.provenance import PROVENANCE_NAME
+from spinup.machinery.serialization_utils import convert_json
 
 
 class LaunchError(ValueError):
@@ -67,7 +67,7 @@ def resume_point(run_dir):
         FileNotFoundError: no checkpoint (``pyt_save/checkpoint.pt``).
         ValueError: a checkpoint cannot be read (see ``load_checkpoint``).
     """
-    from spinup.utils.checkpoint import checkpoint_ranks, load_checkpoint
+    from spinup.machinery.checkpoint import checkpoint_ranks, load_checkpoint
     ranks = checkpoint_ranks(run_dir)
     try:
         done = min(int(load_checkpoint(run_dir, rank=r, mmap=True)["epoch"])
@@ -149,7 +149,7 @@ def plan_resume(run, num_cpu):
             processes, or is past ``run.epochs``; epochs were logged but no checkpoint was
             kept; or the run was started with other arguments (:func:`check_same_call`).
     """
-    from spinup.utils.checkpoint import checkpoint_path
+    from spinup.machinery.checkpoint import checkpoint_path
     from spinup.utils.mpi_tools import _physical_cores
     if not osp.exists(checkpoint_path(run.output_dir)):
         if not holds_run(run.output_dir):
@@ -340,7 +340,7 @@ def check_run_dir_free(output_dir):
 def run_algorithm(config):
     """The algorithm that wrote a run's ``config.json`` (the dict ``config``), or ``None``.
 
-    That is its ``_algorithm`` entry (see :func:`spinup.utils.arg_checks.check_args`); older
+    That is its ``_algorithm`` entry (see :func:`spinup.machinery.arg_checks.check_args`); older
     runs are told by their default actor-critic's module, TRPO with ``algo='npg'`` as ``npg``.
     """
     if not isinstance(config, dict):

@@ -110,7 +110,7 @@ def write_provenance(output_dir, record, resuming=False):
         data.setdefault("resumed", []).append(record)
     else:
         data = {"run": record}
-    from spinup.utils.serialization_utils import write_text_atomically
+    from spinup.machinery.serialization_utils import write_text_atomically
     write_text_atomically(path, json.dumps(data, indent=4, sort_keys=True))
 
 
@@ -123,6 +123,6 @@ def read_provenance(run_dir):
         return None
 
 
-if __name__ == "__main__":  # python -m spinup.utils.provenance: this machine's record
+if __name__ == "__main__":  # python -m spinup.machinery.provenance: this machine's record
     json.dump(provenance(), sys.stdout, indent=4, sort_keys=True)
     print()

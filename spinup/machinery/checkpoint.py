@@ -18,7 +18,7 @@ import gymnasium as gym
 import numpy as np
 
 from spinup.utils.mpi_tools import mpi_op, num_procs, proc_id
-from spinup.utils.serialization_utils import write_atomically
+from spinup.machinery.serialization_utils import write_atomically
 
 #: Written into every checkpoint; a file with another value is refused.
 CHECKPOINT_FORMAT = "spinup-checkpoint-1"

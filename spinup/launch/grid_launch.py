@@ -1,5 +1,5 @@
 """The launcher: starts, watches and stops experiment processes (see ``docs/user/parallel.rst``).
-``spinup.run`` and :class:`~spinup.utils.run_utils.ExperimentGrid` call :func:`run_one` (one
+``spinup.run`` and :class:`~spinup.launch.run_utils.ExperimentGrid` call :func:`run_one` (one
 experiment) or :func:`run_grid` (up to ``jobs`` variants at once, or Ray tasks), which start
 ``run_entrypoint.py``, which calls the algorithm.
 
@@ -7,11 +7,11 @@ experiment) or :func:`run_grid` (up to ``jobs`` variants at once, or Ray tasks),
 ranks or its A3C workers), so neither a terminal's Ctrl-C nor a ``kill`` reaches it directly.
 While experiments run, the launcher turns SIGINT and SIGTERM into :class:`Interrupted`: it sends
 SIGINT to every experiment's group (a Ray task is asked through the file
-:data:`~spinup.utils.ray_launch.STOP_NAME`), waits up to :data:`SHUTDOWN_GRACE` seconds (each
+:data:`~spinup.launch.ray_launch.STOP_NAME`), waits up to :data:`SHUTDOWN_GRACE` seconds (each
 keeps its last checkpoint and exits with 130), kills the rest, prints one line and re-raises; the
 command line exits with ``128 + signal``. Both signals stay blocked from before a fork until the
 launcher holds the process, so none is lost; a launcher killed outright takes its experiments
-with it (:func:`~spinup.utils.run_entrypoint.take_signals_from_launcher`).
+with it (:func:`~spinup.launch.run_entrypoint.take_signals_from_launcher`).
 """
 import base64
 import collections
@@ -28,9 +28,9 @@ import threading
 import time
 import zlib
 
-from spinup.utils.console import colorize, progress_line
-from spinup.utils.run_dir import LaunchError, check_run_dir_free, decide_start, holds_run
-from spinup.utils.serialization_utils import convert_json
+from spinup.machinery.console import colorize, progress_line
+from spinup.machinery.run_dir import LaunchError, check_run_dir_free, decide_start, holds_run
+from spinup.machinery.serialization_utils import convert_json
 
 DIV_LINE_WIDTH = 80
 LOG_NAME = "output.log"   #: file in each run directory that receives the variant's output
@@ -39,7 +39,7 @@ SHUTDOWN_GRACE = 30   #: seconds the experiments get to stop after a signal befo
 
 
 class ExperimentError(RuntimeError):
-    """An experiment started by :func:`~spinup.utils.run_utils.call_experiment` ended with a
+    """An experiment started by :func:`~spinup.launch.run_utils.call_experiment` ended with a
     non-zero exit code: ``exp_name`` (str) names it, ``returncode`` (int) is the code."""
 
     def __init__(self, exp_name, returncode):
@@ -107,7 +107,7 @@ def check_before_launch(logger_kwargs_list, num_cpu=1, oversubscribe=False):
     Args:
         logger_kwargs_list (list of dict): the ``logger_kwargs`` of every run about
             to start (``output_dir`` and, optionally, ``overwrite`` or ``resume``).
-        num_cpu, oversubscribe: as :func:`~spinup.utils.run_utils.call_experiment`.
+        num_cpu, oversubscribe: as :func:`~spinup.launch.run_utils.call_experiment`.
 
     Raises:
         FileExistsError: a directory holds a run and neither ``overwrite`` nor ``resume``
@@ -359,7 +359,7 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
     variant starts.
 
     Args:
-        runs (list): from :func:`~spinup.utils.run_utils.plan_runs`.
+        runs (list): from :func:`~spinup.launch.run_utils.plan_runs`.
         num_cpu (int or str): MPI processes per variant.
         oversubscribe (bool): allow more processes than cores.
         jobs (int or str): variants at once on this machine (``launcher='local'``).
@@ -382,7 +382,7 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
         raise LaunchError("--ray_address needs --launcher ray")
     per_variant = _physical_cores() if num_cpu == "auto" else int(num_cpu)
     if launcher == "ray":
-        from spinup.utils.ray_launch import _check_reachable, require_ray
+        from spinup.launch.ray_launch import _check_reachable, require_ray
         ray = require_ray()
         if ray_address and not ray.is_initialized():
             _check_reachable(ray_address)
@@ -428,7 +428,7 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
     finished = 0
     with contextlib.ExitStack() as stack:
         if launcher == "ray" and todo:
-            from spinup.utils.ray_launch import _RayHandle, _start_ray, ray_task
+            from spinup.launch.ray_launch import _RayHandle, _start_ray, ray_task
             if _start_ray(ray_address, per_variant):
                 stack.callback(ray.shutdown)
             remote_fn = ray.remote(ray_task)

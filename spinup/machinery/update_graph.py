@@ -7,7 +7,7 @@ records the kernels of a whole round of steps once; a replay launches them in on
 import numpy as np
 import torch
 
-from spinup.utils.env_checks import check_finite_rows
+from spinup.machinery.env_checks import check_finite_rows
 
 #: The replay columns of DDPG, TD3 and SAC: batch key -> the buffer's array attribute.
 REPLAY_COLUMNS = dict(obs="obs_buf", obs2="obs2_buf", act="act_buf", rew="rew_buf", done="done_buf")

@@ -311,7 +311,7 @@ def build_model(saved, path="model.pt", allowed_modules=()):
 
     Raises:
         ValueError: a class fails :func:`resolve_saved_class`, or its ``hidden_sizes``
-            cannot fit in memory (:func:`~spinup.utils.arg_checks.check_saved_model_memory`).
+            cannot fit in memory (:func:`~spinup.machinery.arg_checks.check_saved_model_memory`).
         ImportError: a class cannot be imported (say, defined in a script run as ``__main__``).
     """
     if not isinstance(saved.get("ac_kwargs"), dict):
@@ -323,7 +323,7 @@ def build_model(saved, path="model.pt", allowed_modules=()):
                           "rebuild the policy; make it importable, or load the weights "
                           f"yourself: torch.load({path!r}, weights_only=True)['state_dict']"
                           ) from e
-    from spinup.utils.arg_checks import check_saved_model_memory
+    from spinup.machinery.arg_checks import check_saved_model_memory
     check_saved_model_memory(path, saved.get("ac_class"), saved["ac_kwargs"],  # before allocating
                              saved.get("state_dict"))
     kwargs = kwargs_from_plain(saved["ac_kwargs"], allowed_modules)

@@ -1,12 +1,12 @@
 """The Ray launcher of a grid (``--launcher ray``): each variant is a Ray task that starts
 the variant's process on its node (:func:`ray_task`), watched and stopped by
-:mod:`spinup.utils.grid_launch` through a :class:`_RayHandle`.
+:mod:`spinup.launch.grid_launch` through a :class:`_RayHandle`.
 """
 import os
 import os.path as osp
 import time
 
-from spinup.utils.grid_launch import POLL_SECONDS, LaunchError, _LocalHandle, _stop
+from spinup.launch.grid_launch import POLL_SECONDS, LaunchError, _LocalHandle, _stop
 
 #: Written into a run directory to ask the Ray task running there to stop (Ctrl-C).
 STOP_NAME = ".spinup-stop"

@@ -14,8 +14,8 @@ import operator
 import os
 
 from spinup.utils import mpi_tools
-from spinup.utils.env_checks import make_env
-from spinup.utils.run_dir import check_resume_algorithm
+from spinup.machinery.env_checks import make_env
+from spinup.machinery.run_dir import check_resume_algorithm
 
 
 def _message(algo, name, value, allowed):
@@ -350,7 +350,7 @@ def hand_over_env(env_name, env):
 
 def check_cli(algo, fn, kwargs):
     """Check one grid variant in the launching process: :func:`check_args` and, once per
-    algorithm and env id, :func:`~spinup.utils.env_checks.make_env` with the ``SPACES``.
+    algorithm and env id, :func:`~spinup.machinery.env_checks.make_env` with the ``SPACES``.
 
     Args:
         algo (str): the command, e.g. ``'ppo'``.

@@ -1,4 +1,4 @@
-"""The process in which :func:`spinup.utils.run_utils.call_experiment` runs an experiment:
+"""The process in which :func:`spinup.launch.run_utils.call_experiment` runs an experiment:
 ``python run_entrypoint.py <base64 of zlib of cloudpickle of a zero-argument function>``.
 
 Exit codes: 0 when the call returns; 2 with the message on one line for a ``ValueError``,
