@@ -29,10 +29,11 @@ import torch  # noqa: E402
 import spinup  # noqa: E402
 import spinup.algos.sac.sac as sac_mod  # noqa: E402
 from spinup.utils import torch_tools  # noqa: E402
+from spinup.machinery import device  # noqa: E402
 from spinup.machinery import update_graph  # noqa: E402
 
 timers = {"round": 0.0, "refresh": 0.0, "rounds": 0}
-plain_round, plain_refresh = update_graph.UpdateRound.__call__, torch_tools.Placement.refresh
+plain_round, plain_refresh = update_graph.UpdateRound.__call__, device.Placement.refresh
 
 
 def timed_round(self, *args, **kwargs):
@@ -113,7 +114,7 @@ if __name__ == "__main__":
     if not torch.cuda.is_available():
         sys.exit("device_profile: needs a CUDA GPU (torch.cuda.is_available() is False)")
     update_graph.UpdateRound.__call__ = timed_round
-    torch_tools.Placement.refresh = timed_refresh
+    device.Placement.refresh = timed_refresh
     for algo in ("sac", "sac", "td3", "ddpg"):
         run(algo)
     plain_adam, sac_mod.Adam = sac_mod.Adam, fused_adam

@@ -154,7 +154,7 @@ def _without_machine_paths(config):
 
 def _write_config(path, config):
     """config.json in the Logger's own layout."""
-    from spinup.utils.logx import _config_text
+    from spinup.machinery.serialization_utils import config_text as _config_text
     with open(path, "w") as f:
         f.write(_config_text(config))
 
@@ -204,7 +204,7 @@ def cmd_run(args):
     if args.launcher == "local" and isinstance(args.jobs, int):
         # Checked here rather than left to the grid launcher, whose refusal suggests
         # --cpu and --oversubscribe, options of spinup.run that this command lacks.
-        from spinup.utils.mpi_tools import available_cores
+        from spinup.machinery.cores import available_cores
         cores = available_cores()
         if args.jobs > cores:
             raise ValueError(f"run: --jobs {args.jobs} is more than the {cores} CPU cores "

@@ -7,7 +7,9 @@ the support mechanisms below; for a compound statement (``with``, ``try``, ``if`
 ``for``) only its header lines count, and its body is judged statement by statement.
 Docstrings, comments and blank lines never count.
 
-Support mechanisms: imports of ``spinup.utils``; argument rules (``ARG_RULES``,
+Support mechanisms: the door into the machinery (``spinup.machinery.door``): its import,
+every name imported from it and the ``run`` object it hands out; imports of ``spinup.utils``;
+argument rules (``ARG_RULES``,
 ``SPACES``, ``check_args``); making, recording and closing envs (``make_env``,
 ``recorded``, ``closing``, ``.close()``); thread and MPI setup (``torch_threads``,
 ``setup_pytorch_for_mpi``); device placement (``Placement``, ``resolve_device``,
@@ -27,7 +29,14 @@ SUPPORT = re.compile(
     r"\b(ARG_RULES|SPACES|check_args|make_env|recorded|closing|torch_threads|RUN_THREADS|"
     r"setup_pytorch_for_mpi|Placement|resolve_device|placed|Checkpoint|ckpt|"
     r"load_checkpoint|save_checkpoint|run_dir|resuming|report_env_step_error|"
-    r"check_finite_\w+|env_label|except)\b|\.close\(\)|from spinup\.utils")
+    r"check_finite_\w+|env_label|except|run)\b|\.close\(\)|from spinup\.(utils|machinery)")
+
+
+def machinery_names(tree):
+    """The names a module imports from ``spinup.machinery`` (the door and what is behind it)."""
+    return {alias.asname or alias.name for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("spinup.machinery")
+            for alias in node.names}
 
 
 # Local functions that only save or restore a run (the closures of earlier versions).
@@ -48,6 +57,12 @@ def support_lines(path):
     source = open(path).read()
     lines = source.splitlines()
     found = set()
+    tree = ast.parse(source)
+    names = machinery_names(tree)
+    door = re.compile(r"\b(" + "|".join(map(re.escape, sorted(names))) + r")\b") if names else None
+
+    def support(text):
+        return SUPPORT.search(text) or (door is not None and door.search(text))
 
     def visit(body):
         for node in body:
@@ -74,12 +89,12 @@ def support_lines(path):
             decorators = [d.lineno for d in getattr(node, "decorator_list", [])]
             for number in list(header) + decorators:
                 text = lines[number - 1].split("#")[0]
-                if text.strip() and SUPPORT.search(" ".join(
+                if text.strip() and support(" ".join(
                         lines[n - 1].split("#")[0] for n in header) if not inner and not
                         isinstance(node, (ast.FunctionDef, ast.ClassDef)) else text):
                     found.add(number)
 
-    visit(ast.parse(source).body)
+    visit(tree.body)
     return found
 
 

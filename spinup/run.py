@@ -426,13 +426,13 @@ def parse_and_execute_grid_search(cmd, args):
     _check_num_cpu(cmd, run_kwargs.get("num_cpu", 1))
     _check_launch_flags(cmd, run_kwargs)
     if run_kwargs.get("tensorboard"):
-        from spinup.utils.logx import _tensorboard_writer_class
+        from spinup.machinery.record import tensorboard_writer_class as _tensorboard_writer_class
         try:
             _tensorboard_writer_class()
         except ImportError as e:
             raise CLIError(f"{cmd}: --{e}".replace("tensorboard=True", "tensorboard", 1)) \
                 from None
-    from spinup.utils.mpi_tools import check_num_cpu
+    from spinup.machinery.cores import check_num_cpu
     # The core count first: it explains a --cpu 99 better than steps_per_epoch would.
     check_num_cpu(run_kwargs.get("num_cpu", 1), run_kwargs.get("oversubscribe", False))
     for workers in values.get("num_workers", []):   # A3C's workers, like MPI processes

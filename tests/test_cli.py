@@ -187,7 +187,7 @@ def test_read_only_data_dir_is_refused(tmp_path):
 
 
 def test_cpu_above_the_cores_is_refused_with_the_core_count(tmp_path):
-    from spinup.utils.mpi_tools import available_cores
+    from spinup.machinery.cores import available_cores
     too_many = available_cores() + 1
     proc = run_here("ppo", "--env", "CartPole-v1", "--cpu", too_many, "--steps_per_epoch",
                     100 * too_many, "--data_dir", tmp_path)
@@ -201,7 +201,7 @@ def test_bench_ppo_cartpole_refuses_too_many_processes_in_one_line(tmp_path, cap
     """Issue 45: its default of 4 MPI processes per run ended in a LaunchError traceback
     on a 2-core machine. The default is now at most the cores; more is one line, exit 2."""
     from spinup.examples import bench_ppo_cartpole
-    from spinup.utils.mpi_tools import available_cores
+    from spinup.machinery.cores import available_cores
     code = bench_ppo_cartpole.main(["--cpu", str(available_cores() + 1), "--data_dir",
                                     str(tmp_path)])
     err = capsys.readouterr().err

@@ -1,6 +1,6 @@
 """The ``device`` argument (issue 41, the part a machine without a GPU can check).
 
-- :func:`spinup.utils.torch_tools.resolve_device`: what it accepts, and one line for each
+- :func:`spinup.machinery.device.resolve_device`: what it accepts, and one line for each
   refusal (unknown string, a GPU this machine lacks, a GPU shared by MPI ranks, A3C);
   the same lines from Python and the command line, exit 2, nothing written.
 - Every algorithm takes ``device='cpu'`` and ``device='auto'``; ``'cpu'`` and ``'auto'``
@@ -30,7 +30,7 @@ from conftest import run_cli, run_here
 from spinup.machinery.arg_checks import check_args
 from spinup.machinery.checkpoint import checkpoint_path, load_checkpoint, save_checkpoint
 from spinup.utils.test_policy import load_policy_and_env
-from spinup.utils.torch_tools import AUTO_GPU, Placement, resolve_device
+from spinup.machinery.device import AUTO_GPU, Placement, resolve_device
 
 CUDA = torch.cuda.is_available()
 needs_gpu = pytest.mark.skipif(not CUDA, reason="needs a CUDA GPU (torch.cuda.is_available())")

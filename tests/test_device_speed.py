@@ -9,7 +9,7 @@ import sys
 import torch
 
 from conftest import ROOT, load_benchmark
-from spinup.utils.torch_tools import load_optimizer
+from spinup.machinery.device import load_optimizer
 
 SCRIPT = os.path.join(ROOT, "benchmarks", "device_speed.py")
 RUNS = sorted(glob.glob(os.path.join(ROOT, "docs", "benchmarks", "device", "run*_device.json")))

@@ -231,22 +231,24 @@ def test_load_policy_is_the_spec_name(tmp_path):
 
 
 def test_mpi_fork_keeps_bind_to_core_second(monkeypatch):
+    from spinup.launch import mpi_launch
+    from spinup.machinery import cores
     from spinup.utils import mpi_tools
-    params = inspect.signature(mpi_tools.mpi_fork).parameters
+    params = inspect.signature(mpi_launch.mpi_fork).parameters
     assert list(params)[:2] == ["n", "bind_to_core"]
     assert params["oversubscribe"].kind is inspect.Parameter.KEYWORD_ONLY
     for var in ("IN_MPI",) + mpi_tools._LAUNCHER_VARS:
         monkeypatch.delenv(var, raising=False)
-    monkeypatch.setattr(mpi_tools, "available_cores", lambda: 2)
-    monkeypatch.setattr(mpi_tools, "find_mpiexec", lambda: "/x/mpiexec")
-    monkeypatch.setattr(mpi_tools, "_is_open_mpi", lambda exe: False)
+    monkeypatch.setattr(cores, "available_cores", lambda: 2)
+    monkeypatch.setattr(mpi_launch, "find_mpiexec", lambda: "/x/mpiexec")
+    monkeypatch.setattr(mpi_launch, "_is_open_mpi", lambda exe: False)
     calls = []
-    monkeypatch.setattr(mpi_tools.subprocess, "call", lambda cmd, **kw: calls.append(cmd) or 0)
+    monkeypatch.setattr(mpi_launch.subprocess, "call", lambda cmd, **kw: calls.append(cmd) or 0)
     with pytest.raises(SystemExit):
-        mpi_tools.mpi_fork(2, True)
+        mpi_launch.mpi_fork(2, True)
     assert calls[0][1:5] == ["-bind-to", "core", "-n", "2"]
     with pytest.raises(ValueError, match="CPU cores"):  # True is not oversubscribe any more
-        mpi_tools.mpi_fork(3, True)
+        mpi_launch.mpi_fork(3, True)
 
 
 # ---- 5. silent-wrong values refused up front ----

@@ -483,7 +483,7 @@ def test_test_policy_refuses_a_model_asking_for_a_huge_network(tmp_path):
 # ---- 7. A3C workers against the cores ----
 
 def test_a3c_more_workers_than_cores_is_refused(tmp_path):
-    from spinup.utils.mpi_tools import available_cores
+    from spinup.machinery.cores import available_cores
     workers = available_cores() + 1
     proc = run_here("a3c", "--env", "CartPole-v1", "--num_workers", workers, "--data_dir",
                     tmp_path)

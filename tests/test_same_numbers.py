@@ -21,7 +21,7 @@ from torch.optim.optimizer import register_optimizer_step_pre_hook
 import spinup
 from spinup.machinery.provenance import (NUMBERS_KEYS, PROVENANCE_NAME, numbers_signature,
                                      provenance, read_provenance)
-from spinup.utils.torch_tools import RUN_THREADS
+from spinup.machinery.device import RUN_THREADS
 
 OFF_POLICY = dict(steps_per_epoch=120, epochs=1, start_steps=60, update_after=60,
                   update_every=30, batch_size=16, num_test_episodes=1, max_ep_len=50)

@@ -14,7 +14,7 @@ import torch
 
 from spinup import ppo
 from spinup.utils import run_utils
-from spinup.utils.mpi_tools import available_cores
+from spinup.machinery.cores import available_cores
 
 
 def main(argv=None):

@@ -115,7 +115,7 @@ def check_before_launch(logger_kwargs_list, num_cpu=1, oversubscribe=False):
         LaunchError: ``num_cpu`` above the cores; a directory cannot be created; two runs
             would share a directory.
     """
-    from spinup.utils.mpi_tools import check_num_cpu
+    from spinup.machinery.cores import check_num_cpu
     try:
         check_num_cpu(num_cpu, oversubscribe)
     except ValueError as e:
@@ -148,10 +148,10 @@ def resolve_jobs(jobs, num_cpu=1, oversubscribe=False):
         LaunchError: ``jobs`` is not a positive int or ``'auto'``; or
             ``jobs * num_cpu`` processes exceed the cores without ``oversubscribe``.
     """
-    from spinup.utils.mpi_tools import _physical_cores, available_cores
+    from spinup.machinery.cores import available_cores, physical_cores
     if jobs != "auto" and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise LaunchError(f"--jobs expects a positive integer or 'auto', got {jobs!r}")
-    per_variant = _physical_cores() if num_cpu == "auto" else int(num_cpu)
+    per_variant = physical_cores() if num_cpu == "auto" else int(num_cpu)
     cores = available_cores()
     if jobs == "auto":
         return max(1, cores // per_variant)
@@ -179,7 +179,7 @@ def _encode_call(fn, kwargs=None, num_cpu=1, oversubscribe=False):
             kwargs["env_fn"] = env_fn
 
         def call():
-            from spinup.utils.mpi_tools import mpi_fork
+            from spinup.launch.mpi_launch import mpi_fork
             mpi_fork(num_cpu, oversubscribe=oversubscribe)
             fn(**kwargs)
     return base64.b64encode(zlib.compress(cloudpickle.dumps(call))).decode("utf-8")
@@ -375,12 +375,12 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
         GridError: a variant failed (after all the others ended).
         Interrupted: (a KeyboardInterrupt) SIGINT or SIGTERM, after every variant stopped.
     """
-    from spinup.utils.mpi_tools import _physical_cores, available_cores
+    from spinup.machinery.cores import available_cores, physical_cores
     if launcher not in ("local", "ray"):
         raise LaunchError(f"--launcher expects local or ray, got {launcher!r}")
     if ray_address is not None and launcher != "ray":
         raise LaunchError("--ray_address needs --launcher ray")
-    per_variant = _physical_cores() if num_cpu == "auto" else int(num_cpu)
+    per_variant = physical_cores() if num_cpu == "auto" else int(num_cpu)
     if launcher == "ray":
         from spinup.launch.ray_launch import _check_reachable, require_ray
         ray = require_ray()

@@ -108,7 +108,7 @@ def _start_ray(ray_address, num_cpu):
     ray = require_ray()
     started = not ray.is_initialized()
     if started:
-        from spinup.utils.mpi_tools import available_cores
+        from spinup.machinery.cores import available_cores
         options = dict(address=ray_address) if ray_address else dict(
             num_cpus=available_cores(), include_dashboard=False)
         try:

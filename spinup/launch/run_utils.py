@@ -18,7 +18,7 @@ from spinup.user_config import (DEFAULT_DATA_DIR, DEFAULT_SHORTHAND, FORCE_DATES
 from spinup.launch.grid_launch import (DIV_LINE_WIDTH, ExperimentError, LaunchError, _encode_call,
                                       _Run, check_before_launch, run_grid, run_one)
 from spinup.machinery.console import colorize
-from spinup.utils.logx import _config_text
+from spinup.machinery.serialization_utils import config_text as _config_text
 from spinup.machinery.run_dir import check_data_dir, check_name_lengths, check_run_name, plan_resume
 from spinup.machinery.serialization_utils import convert_json
 

@@ -13,8 +13,12 @@ import numbers
 import operator
 import os
 
+from spinup.machinery.cores import available_cores, physical_cores
+from spinup.machinery.memory import (_NETWORKS, _gigabytes, available_memory,  # noqa: F401
+                                     check_saved_model_memory, estimate_training_bytes,
+                                     hidden_parameters)
 from spinup.utils import mpi_tools
-from spinup.machinery.env_checks import make_env
+from spinup.machinery.env_checks import BOUNDED_BOX, DISCRETE, FLAT_BOX, make_env
 from spinup.machinery.run_dir import check_resume_algorithm
 
 
@@ -252,13 +256,13 @@ def _update_words(name, ctx):
 
 
 class _DeviceRule(Rule):
-    """``device``, checked by :func:`spinup.utils.torch_tools.resolve_device`."""
+    """``device``, checked by :func:`spinup.machinery.device.resolve_device`."""
 
     def __init__(self):
         super().__init__("'cpu', 'cuda', 'cuda:N' or 'auto'", lambda value: True)
 
     def check(self, algo, name, value, ctx):
-        from spinup.utils.torch_tools import resolve_device
+        from spinup.machinery.device import resolve_device
         resolve_device(algo, value, ctx.procs)
 
 
@@ -290,9 +294,10 @@ BASIC_RULES = dict(env_fn=is_callable, actor_critic=is_callable, ac_kwargs=mlp_a
 # ---- Checking a call ----
 
 def _rules_of(fn):
-    """The ``ARG_RULES`` and ``SPACES`` declared in the module of algorithm ``fn``."""
-    module = inspect.getmodule(fn)
-    return getattr(module, "ARG_RULES", {}), getattr(module, "SPACES", None)
+    """The argument rules and env spaces of algorithm ``fn`` (:data:`RULES`, :data:`SPACES`,
+    keyed by its module's name: ``npg`` is ``trpo``'s); ``({}, None)`` for another function."""
+    name = getattr(inspect.getmodule(fn), "__name__", "").rsplit(".", 1)[-1]
+    return RULES.get(name, {}), SPACES.get(name)
 
 
 def check_args(algo, fn, kwargs, procs=None):
@@ -364,7 +369,7 @@ def check_cli(algo, fn, kwargs):
     args = dict(kwargs)
     num_cpu = args.pop("num_cpu", 1)
     if num_cpu == "auto":
-        num_cpu = mpi_tools._physical_cores()
+        num_cpu = physical_cores()
     env_name = args.pop("env_name", None)
     check_args(algo, fn, args, procs=num_cpu)
     _, spaces = _rules_of(fn)
@@ -398,61 +403,6 @@ def check_model_keys(algo, name, value, actor_critic):
                                      f"{who} takes no argument {key!r}; its keys are: {keys}"))
 
 
-# Networks of each algorithm's default actor-critic: (trained with Adam, target copies).
-_NETWORKS = dict(vpg=(2, 0), ppo=(2, 0), trpo=(2, 0), npg=(2, 0), a2c=(2, 0), a3c=(2, 0),
-                 ddpg=(2, 2), td3=(3, 3), sac=(3, 3), dqn=(1, 1))
-_FLOAT_BYTES = 4  # float32 parameters
-
-
-def hidden_parameters(sizes):
-    """Parameters of an MLP's hidden layers (weights between them and their biases): a
-    lower bound of its size, as the env decides the outer layers."""
-    sizes = [int(size) for size in sizes]
-    return sum(a * b for a, b in zip(sizes, sizes[1:])) + sum(sizes)
-
-
-def available_memory():
-    """Bytes of memory this process can still get: ``psutil.virtual_memory().available``,
-    or less under a cgroup v2 limit; ``None`` if psutil cannot tell."""
-    from pathlib import Path
-
-    import psutil
-    try:
-        avail = int(psutil.virtual_memory().available)
-    except (OSError, AttributeError):
-        avail = None
-    try:
-        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
-        used = int(Path("/sys/fs/cgroup/memory.current").read_text().strip())
-        if limit.isdigit():
-            room = max(int(limit) - used, 0)
-            avail = room if avail is None else min(avail, room)
-    except (OSError, ValueError):
-        pass
-    return avail
-
-
-def _gigabytes(n):
-    return f"{n / 1e9:.1f} GB" if n >= 1e8 else f"{n / 1e6:.1f} MB"
-
-
-def estimate_training_bytes(algo, sizes, workers=1):
-    """A lower bound of the bytes that training ``algo``'s default model takes, and the
-    parameters of one of its networks (:func:`hidden_parameters`, float32).
-
-    A trained network counts 4 times (weights, gradients, Adam's two moments), a target
-    network once, and each of A3C's ``workers`` adds a copy of the trained networks with
-    gradients (2 times). Activations, buffers and the env are left out.
-    """
-    trained, copies = _NETWORKS.get(algo, (2, 0))
-    per_net = hidden_parameters(sizes)
-    weights = per_net * _FLOAT_BYTES
-    total = trained * 4 * weights + copies * weights
-    if algo == "a3c":
-        total += workers * trained * 2 * weights
-    return total, per_net
-
-
 def check_model_memory(algo, name, value, ctx):
     """ValueError (estimated and available bytes) for default-model ``hidden_sizes`` whose
     :func:`estimate_training_bytes` exceeds :func:`available_memory`."""
@@ -481,45 +431,85 @@ def check_model_memory(algo, name, value, ctx):
                               "hidden layers"))
 
 
-def check_saved_model_memory(path, ac_class, ac_kwargs, state_dict=None):
-    """Refuse to rebuild a saved model whose ``hidden_sizes`` cannot fit in memory (the
-    networks of the algorithm named in ``ac_class``, 2 if unknown, at 4 bytes per
-    parameter, twice: model and loaded weights), or, given ``state_dict``, that asks for
-    more parameters than those weights hold.
-
-    Raises:
-        ValueError: one line naming the file, the sizes, the bytes and what is available.
-    """
-    import re
-    sizes = ac_kwargs.get("hidden_sizes") if isinstance(ac_kwargs, dict) else None
-    if not _int_list(sizes):
-        return
-    found = re.match(r"spinup\.algos\.(\w+)\.", str(ac_class))
-    nets = _NETWORKS.get(found.group(1) if found else None, (2, 0))[0]
-    wanted = nets * hidden_parameters(sizes)
-    if found and isinstance(state_dict, dict):
-        held = sum(int(t.numel()) for t in state_dict.values() if hasattr(t, "numel"))
-        if wanted > held:
-            raise ValueError(f"{path}: its ac_kwargs ask for hidden_sizes={list(sizes)}, at "
-                             f"least {wanted:,} parameters, but its weights hold {held:,}; "
-                             "the kwargs and the weights of the file disagree")
-    need = wanted * _FLOAT_BYTES * 2
-    avail = available_memory()
-    if avail is not None and need > avail:
-        raise ValueError(f"{path}: its ac_kwargs ask for hidden_sizes={list(sizes)}, which needs "
-                         f"at least {_gigabytes(need)} to build ({nets} networks, 4 bytes per "
-                         f"parameter, model and loaded weights) but only {_gigabytes(avail)} "
-                         "of memory is available; the file is damaged or not meant for "
-                         "this machine")
-
-
 def check_workers(algo, num_workers, oversubscribe=False):
     """ValueError for more worker processes (A3C's ``num_workers``) than there are cores,
     unless ``oversubscribe``."""
     if oversubscribe or not is_int(num_workers):
         return
-    cores = mpi_tools.available_cores()
+    cores = available_cores()
     if num_workers > cores:
         raise ValueError(f"{algo}: --num_workers {num_workers} asks for more worker processes "
                          f"than the {cores} CPU cores available here; use --num_workers {cores} "
                          "or less, or add --oversubscribe to start them anyway")
+
+
+# ---- Each algorithm's rules and spaces: one table (keyed by module name) ----
+
+def _alpha_words(name, ctx):
+    learned = ctx is not None and ctx.config.get("target_entropy") is not None
+    return ("'auto' or a number " + ("> 0 (with target_entropy set, alpha is the "
+                                     "learned temperature's start)" if learned else ">= 0"))
+
+
+def _alpha_ok(alpha, ctx):
+    if isinstance(alpha, str):
+        return alpha == "auto"
+    learned = ctx.config.get("target_entropy") is not None
+    return alpha > 0 if learned else alpha >= 0
+
+
+VPG = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(), gamma=unit_interval,
+           pi_lr=positive, vf_lr=positive, train_v_iters=positive_int,
+           lam=in_range(0, 1, low_open=True))
+
+TRPO = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(), gamma=unit_interval,
+            delta=positive, vf_lr=positive, damping_coeff=nonneg,
+            backtrack_coeff=in_range(0, 1, low_open=True, high_open=True), lam=unit_interval,
+            algo=one_of("trpo", "npg"))
+
+PPO = dict(BASIC_RULES, steps_per_epoch=steps_over_procs("num_envs"), gamma=unit_interval,
+           clip_ratio=in_range(0, 1, low_open=True, high_open=True), pi_lr=positive,
+           vf_lr=positive, train_v_iters=positive_int, lam=in_range(0, 1, low_open=True),
+           target_kl=positive, num_envs=positive_int)
+
+DDPG = dict(BASIC_RULES, gamma=unit_interval, polyak=unit_interval, pi_lr=positive,
+            q_lr=positive, act_noise=nonneg,
+            num_cpu=single_process("DDPG does not average gradients over MPI processes"))
+
+TD3 = dict(BASIC_RULES, gamma=unit_interval, polyak=unit_interval, pi_lr=positive,
+           q_lr=positive, act_noise=nonneg, target_noise=nonneg, noise_clip=nonneg,
+           num_cpu=single_process("TD3 does not average gradients over MPI processes"))
+
+SAC = dict(BASIC_RULES, gamma=unit_interval, polyak=unit_interval, lr=positive,
+           alpha=Rule(_alpha_words, lambda a: isinstance(a, str) or is_number(a),
+                      _alpha_ok, late=True),
+           target_entropy=optional(in_range()),
+           num_cpu=single_process("SAC does not average its updates over MPI processes"))
+
+DQN = dict(BASIC_RULES, gamma=unit_interval, lr=positive, polyak=optional(unit_interval),
+           eps_start=unit_interval, eps_end=unit_interval, eps_test=unit_interval,
+           double=boolean, dueling=boolean, prioritized_replay=boolean, per_alpha=in_range(0),
+           per_beta=unit_interval, per_eps=positive, huber=boolean,
+           max_grad_norm=optional(positive), anneal_lr=boolean,
+           num_cpu=single_process("DQN is a single-process algorithm"))
+
+A2C = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(block="n_steps"),
+           gamma=unit_interval, lam=unit_interval, lr=positive, anneal_lr=boolean,
+           ent_coef=nonneg, vf_coef=nonneg, max_grad_norm=optional(nonneg))
+
+A3C = dict(BASIC_RULES, gamma=unit_interval, lam=unit_interval, lr=positive,
+           anneal_lr=boolean, ent_coef=nonneg, vf_coef=nonneg, max_grad_norm=optional(nonneg),
+           num_cpu=single_process("A3C starts its own worker processes: under mpiexec every "
+                                  "rank would run a whole separate A3C. Run it without "
+                                  "mpiexec and set num_workers=N instead (CLI: "
+                                  "--num_workers N, not --cpu)"))
+
+#: Algorithm module name -> its argument rules (``npg`` is a form of ``trpo``).
+RULES = dict(vpg=VPG, trpo=TRPO, ppo=PPO, ddpg=DDPG, td3=TD3, sac=SAC, dqn=DQN, a2c=A2C, a3c=A3C)
+
+_ON_POLICY = dict(obs=FLAT_BOX, act=(FLAT_BOX, DISCRETE))
+_CONTINUOUS = dict(obs=FLAT_BOX, act=BOUNDED_BOX)
+#: Algorithm module name -> the observation and action spaces it supports.
+SPACES = dict(vpg=_ON_POLICY, trpo=_ON_POLICY, ppo=_ON_POLICY, a2c=_ON_POLICY, a3c=_ON_POLICY,
+              ddpg=_CONTINUOUS, td3=_CONTINUOUS, sac=_CONTINUOUS,
+              dqn=dict(obs=FLAT_BOX, act=DISCRETE))

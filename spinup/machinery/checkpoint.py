@@ -488,7 +488,7 @@ class Checkpoint:
         ep_len)`` to go on with (None without ``env``; a new one if it cannot be restored).
         Raises ValueError when the saved run stepped another number of envs."""
         import torch
-        from spinup.utils.torch_tools import load_optimizer
+        from spinup.machinery.device import load_optimizer
         for name, obj in self.nets.items():
             if isinstance(obj, torch.optim.Optimizer):   # keeps this device's settings
                 load_optimizer(obj, saved[name])

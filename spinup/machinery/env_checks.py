@@ -198,15 +198,17 @@ def report_env_step_error(algo):
     return decorate
 
 
-def _say_if_env_step_raised(algo, exc):
+def _say_if_env_step_raised(algo, exc, depth=1):
+    """Print the line of :func:`report_env_step_error` if ``exc`` came from an env's
+    ``step()``; ``depth``: the index of the algorithm's frame in ``exc``'s traceback."""
     import sys
     import traceback
     frames = [frame for frame, _ in traceback.walk_tb(exc.__traceback__)]
-    inner = frames[2:]   # below the decorator's wrapper and the algorithm's own frame
+    inner = frames[depth + 1:]   # below the algorithm's own frame
     if not any(f.f_code.co_name == "step" and hasattr(f.f_locals.get("self"), "action_space")
                for f in inner):
         return
-    here = frames[1].f_locals
+    here = frames[depth].f_locals
     at = ", ".join(f"{word}{here[k]}" for k, word in (("epoch", "epoch "), ("t", "step t="))
                    if isinstance(here.get(k), int))
     testing = " while testing the agent" * any(f.f_code.co_name.startswith("test_") for f in inner)

@@ -70,7 +70,7 @@ def provenance(device="cpu", processes=1, threads=None):
         device (str): where the networks train: ``"cpu"`` or ``"cuda:N (<GPU name>)"``.
         processes (int): MPI processes (or A3C workers) of the run.
         threads (int or None): torch threads; None: the count every algorithm sets
-            (:data:`spinup.utils.torch_tools.RUN_THREADS`).
+            (:data:`spinup.machinery.device.RUN_THREADS`).
 
     Returns:
         dict with ``spinup``, ``commit`` (None outside a git checkout), ``python``,
@@ -81,7 +81,7 @@ def provenance(device="cpu", processes=1, threads=None):
     import numpy as np
     import torch
 
-    from spinup.utils.torch_tools import RUN_THREADS
+    from spinup.machinery.device import RUN_THREADS
     from spinup.version import __version__
     return dict(spinup=__version__, commit=_commit(), python=platform.python_version(),
                 torch=torch.__version__, numpy=np.__version__, gymnasium=_version("gymnasium"),

@@ -150,7 +150,7 @@ def plan_resume(run, num_cpu):
             kept; or the run was started with other arguments (:func:`check_same_call`).
     """
     from spinup.machinery.checkpoint import checkpoint_path
-    from spinup.utils.mpi_tools import _physical_cores
+    from spinup.machinery.cores import physical_cores
     if not osp.exists(checkpoint_path(run.output_dir)):
         if not holds_run(run.output_dir):
             return   # new, or stopped before its first epoch ended: (re)started as new
@@ -170,7 +170,7 @@ def plan_resume(run, num_cpu):
     except ValueError as e:
         raise LaunchError(f"--resume: {run.label}: {e}") from None
     check_same_call(run.output_dir, run.fn, run.kwargs)
-    wanted = _physical_cores() if num_cpu == "auto" else int(num_cpu)
+    wanted = physical_cores() if num_cpu == "auto" else int(num_cpu)
     if ranks != wanted:
         raise LaunchError(f"--resume: {run.output_dir} was run with --cpu {ranks}, this grid "
                           f"asks for --cpu {num_cpu}; give the grid its original --cpu")

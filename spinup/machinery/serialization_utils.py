@@ -74,6 +74,11 @@ def import_module_class(name):
     return obj
 
 
+def config_text(config):
+    """config.json's text for a JSON-ready dict (sorted keys, one entry per line)."""
+    return json.dumps(config, separators=(",", ":\t"), indent=4, sort_keys=True)
+
+
 def convert_json(obj):
     """Turn any value ``obj`` into something ``json.dump`` writes, for ``config.json``:
     readable rather than parseable back.
@@ -323,7 +328,7 @@ def build_model(saved, path="model.pt", allowed_modules=()):
                           "rebuild the policy; make it importable, or load the weights "
                           f"yourself: torch.load({path!r}, weights_only=True)['state_dict']"
                           ) from e
-    from spinup.machinery.arg_checks import check_saved_model_memory
+    from spinup.machinery.memory import check_saved_model_memory
     check_saved_model_memory(path, saved.get("ac_class"), saved["ac_kwargs"],  # before allocating
                              saved.get("state_dict"))
     kwargs = kwargs_from_plain(saved["ac_kwargs"], allowed_modules)

@@ -2,39 +2,21 @@
 
 A run's directory receives ``progress.txt`` (tab-separated, a row per epoch, flushed each
 time), ``config.json``, ``vars.json`` and ``pyt_save/model.pt``. :class:`EpochLogger` adds
-per-epoch statistics over all MPI ranks. Under MPI only rank 0 prints and writes.
+per-epoch statistics over all MPI ranks. Under MPI only rank 0 prints and writes. Claiming
+the directory, resuming and the progress line are the machinery's (:class:`RunRecord`).
 """
-import atexit
 import json
 import os
 import os.path as osp
 import reprlib
 import shutil
-import time
 
 import numpy as np
 
-from spinup.machinery.console import _number, colorize, print_table, progress_line
-from spinup.utils.mpi_tools import mpi_statistics_scalar, num_procs, proc_id
-from spinup.machinery.provenance import provenance, write_provenance
-from spinup.machinery.run_dir import _held_locks, _lock_path, _clear_run, decide_start, lock_run_dir
-from spinup.machinery.serialization_utils import (convert_json, kwargs_to_plain, save_model,
-                                              write_atomically, write_text_atomically)
-
-
-def _tensorboard_writer_class():
-    """``torch.utils.tensorboard.SummaryWriter``, or an ImportError naming the extra."""
-    try:
-        from torch.utils.tensorboard import SummaryWriter
-    except ImportError as e:
-        raise ImportError(f"tensorboard=True needs the tensorboard package ({e}); install it "
-                          'with: pip install "spinup[tensorboard]"') from None
-    return SummaryWriter
-
-
-def _config_text(config):
-    """config.json's text for a JSON-ready dict (sorted keys, one entry per line)."""
-    return json.dumps(config, separators=(",", ":\t"), indent=4, sort_keys=True)
+from spinup.machinery.door import (RunRecord, colorize, convert_json, kwargs_to_plain,
+                                   print_table, save_model, write_atomically,
+                                   write_text_atomically)
+from spinup.utils.mpi_tools import mpi_statistics_scalar, proc_id
 
 
 class Logger:
@@ -80,89 +62,29 @@ class Logger:
         """
         self.exp_name, self.verbose, self.resuming = exp_name, verbose, bool(resume)
         self.log_headers, self.log_current_row, self.first_row = [], {}, True
-        self.output_file = self.output_dir = None
+        self.output_dir = self.record = None
         self._config = {}
         self._saved_module, self._saved_kwargs = None, {}  # set by setup_pytorch_saver
         self._warned = set()  # keys of warn_once
-        self._pace = None  # (epochs done, Time, TotalEnvInteracts) of the previous row
-        self._rates = None  # smoothed (seconds per epoch, steps per second)
-        self._first_epoch = None  # Epoch of the first row printed
-        self._start = time.time()  # for the pace when rows have no Time column
-        self._tb_writer, self._tb_rows = None, 0
-        self._lock = None  # the claim on output_dir (lock_run_dir), rank 0 only
-        # A resumed run's provenance record and epochs, written with its first row.
-        self._provenance = self._resumed_epochs = None
-        writer_class = _tensorboard_writer_class() if tensorboard else None
-        if proc_id() != 0:
-            return
-        self.output_dir = output_dir or f"/tmp/experiments/{int(time.time())}"
-        table_path = self._table_path = osp.join(self.output_dir, output_fname)
-        # Claim an existing directory before deciding what to do with it (a live run there
-        # comes first, and two --overwrite runs cannot both clear it); the claim lasts as
-        # long as self, and is dropped again if the run is refused.
-        held_before = _lock_path(self.output_dir) in _held_locks
-        if osp.isdir(self.output_dir):
-            self._lock = lock_run_dir(self.output_dir)
-        try:
-            action = decide_start(self.output_dir, resume, overwrite, output_fname)
-        except BaseException:
-            if not held_before and self._lock is not None:
-                self._lock.release()
-            self._lock = None
-            raise
-        if action == "resume":   # appended to; keep_rows trims it (or rewrites it)
-            self.output_file = open(table_path, "a")
-        elif action in ("reuse", "replace"):
-            print(colorize(f"Note: reusing {self.output_dir}: the run there stopped before its "
-                           "first epoch ended." if action == "reuse" else
-                           f"Warning: replacing the run in {self.output_dir} (overwrite=True).",
-                           "yellow" if action == "reuse" else "red", bold=True))
-            _clear_run(self.output_dir, output_fname)
-        try:
-            os.makedirs(self.output_dir, exist_ok=True)
-        except OSError as e:
-            raise FileExistsError(f"Logger: cannot use output_dir={self.output_dir!r} as the "
-                                  f"run's directory ({e.strerror}): give the path of a "
-                                  "directory (a file is in the way)") from None
-        if self._lock is None:   # a new directory: claim it now
-            self._lock = lock_run_dir(self.output_dir)
-        self.output_file = self.output_file or open(table_path, "w")
-        atexit.register(self.output_file.close)
-        if writer_class is not None:
-            self._tb_writer = writer_class(log_dir=osp.join(self.output_dir, "tb"))
-            atexit.register(self._tb_writer.close)
-        print(colorize(f"Logging data to {table_path}", "green", bold=True))
+        if proc_id() == 0:   # claims the directory and opens the table (RunRecord)
+            self.record = RunRecord(output_dir, output_fname, resume, overwrite, tensorboard)
+            self.output_dir = self.record.output_dir
+
+    @property
+    def output_file(self):
+        """The open table file (``None`` on MPI ranks other than 0)."""
+        return self.record.file if self.record is not None else None
 
     def keep_rows(self, epochs, table=None):
-        """On resuming: make the table its header and its first ``epochs`` rows, once each.
-
-        ``table``, the table's text when the checkpoint was written, replaces the file;
-        without it (an older checkpoint) the rows after the first ``epochs`` are dropped.
+        """On resuming: cut the table back to its first ``epochs`` rows (or replace it with
+        ``table``, its text when the checkpoint was written); see :meth:`RunRecord.keep_rows`.
 
         Raises:
-            ValueError: no ``table``, and one of the first ``epochs`` rows is missing or cut
-                (the file is left as it is).
+            ValueError: no ``table``, and one of the first ``epochs`` rows is missing or cut.
         """
         if proc_id() != 0 or not self.resuming:
             return
-        with open(self._table_path) as f:
-            text = f.read()
-        if table is None:
-            lines = text.split("\n")
-            width = len(lines[0].split("\t"))
-            whole = [len(line.split("\t")) == width for line in lines[1:-1]][:epochs]
-            first_bad = next((i for i, ok in enumerate(whole) if not ok), len(whole))
-            if first_bad < epochs:
-                raise ValueError(f"cannot resume: {self._table_path} lacks complete rows for "
-                                 f"epochs {first_bad + 1}-{epochs} of the checkpoint")
-            table = "".join(line + "\n" for line in lines[:epochs + 1])
-        if text != table:
-            self.output_file.close()
-            write_text_atomically(self._table_path, table)
-            self.output_file = open(self._table_path, "a")
-            atexit.register(self.output_file.close)
-        header = table.split("\n", 1)[0]
-        self.log_headers = header.split("\t") if header else []
+        self.log_headers = self.record.keep_rows(epochs, table)
         self.first_row = not self.log_headers
 
     def log(self, msg, color="green"):
@@ -218,38 +140,8 @@ class Logger:
         as_json = convert_json(config)
         if self.exp_name is not None:
             as_json["exp_name"] = self.exp_name
-        if proc_id() != 0:
-            return
-        from spinup.utils.torch_tools import device_label
-        self._provenance = provenance(device=device_label(config, num_procs()),
-                                      processes=config.get("num_workers") or num_procs())
-        if self.resuming:
-            self._resumed_epochs = as_json.get("epochs")
-            return
-        write_provenance(self.output_dir, self._provenance)
-        self._provenance = None
-        text = _config_text(as_json)
-        if self.verbose:
-            print(colorize("Saving config to config.json:\n", color="cyan", bold=True))
-            print(text)
-        else:
-            print(colorize(f"Saving config to {osp.join(self.output_dir, 'config.json')}",
-                           color="cyan", bold=True))
-        with open(osp.join(self.output_dir, "config.json"), "w") as f:
-            f.write(text)
-
-    def _record_resumed_epochs(self):
-        """Write a resume's new ``epochs`` (``--resume DIR --epochs N``) into config.json."""
-        path = osp.join(self.output_dir, "config.json")
-        try:
-            with open(path) as f:
-                saved = json.load(f)
-        except (OSError, ValueError):
-            return
-        if (isinstance(saved, dict) and self._resumed_epochs is not None
-                and saved.get("epochs") != self._resumed_epochs):
-            saved["epochs"] = self._resumed_epochs
-            write_text_atomically(path, _config_text(saved))
+        if proc_id() == 0:   # config.json, provenance.json (a resumed run keeps its files)
+            self.record.save_config(config, as_json, self.verbose)
 
     def setup_pytorch_saver(self, what_to_save, ac_kwargs=None):
         """Choose the module that :meth:`save_state` writes to ``pyt_save/`` (call it once,
@@ -338,7 +230,8 @@ class Logger:
             return
         if proc_id() == 0:
             row = [self.log_current_row.get(key, "") for key in self.log_headers]
-            line = None if self.verbose else self._progress(self.log_current_row)
+            line = None if self.verbose else self.record.progress(self.log_current_row,
+                                                                  self._config)
             if line:
                 print(line, flush=True)
             else:  # verbose, or none of the columns a progress line shows
@@ -347,51 +240,9 @@ class Logger:
                 self.output_file.write("\t".join(self.log_headers) + "\n")
             self.output_file.write("\t".join(str(val) for val in row) + "\n")
             self.output_file.flush()
-            if self._provenance is not None:  # the first row of a resumed run
-                write_provenance(self.output_dir, self._provenance, resuming=True)
-                self._provenance = None
-                self._record_resumed_epochs()
-            if self._tb_writer is not None:
-                self._write_tensorboard(self.log_current_row)
+            self.record.row_written(self.log_headers, self.log_current_row)
         self.log_current_row.clear()
         self.first_row = False
-
-    def _progress(self, row):
-        """The progress line of ``row``, its pace measured between rows (the first from the
-        run's ``Time``) and smoothed over epochs so that the time left does not jump."""
-        epoch, steps = _number(row, "Epoch"), _number(row, "TotalEnvInteracts", 0.0)
-        elapsed = _number(row, "Time", time.time() - self._start)
-        # Epochs done: from the steps where the epoch length is known, since the
-        # on-policy algorithms count Epoch from 0 and the off-policy ones from 1.
-        per_epoch = self._config.get("steps_per_epoch")
-        done = None
-        if isinstance(per_epoch, int) and per_epoch > 0 and "TotalEnvInteracts" in row:
-            done = int(round(steps / per_epoch))
-        elif epoch is not None:
-            if self._first_epoch is None:
-                self._first_epoch = epoch
-            done = int(epoch) + (1 if self._first_epoch == 0 else 0)
-        if done is not None:
-            last_done, last_time, last_steps = self._pace or (0, 0.0, 0.0)
-            if done > last_done and elapsed > last_time:
-                measured = ((elapsed - last_time) / (done - last_done),
-                            (steps - last_steps) / (elapsed - last_time))
-                self._rates = measured if self._rates is None else tuple(
-                    0.7 * old + 0.3 * new for old, new in zip(self._rates, measured))
-            self._pace = (done, elapsed, steps)
-        seconds_per_epoch, steps_per_second = self._rates or (None, None)
-        return progress_line(row, self._config.get("epochs"), seconds_per_epoch,
-                             steps_per_second, done)
-
-    def _write_tensorboard(self, row):
-        """Add the row's numeric columns to the event files, at step ``TotalEnvInteracts``."""
-        step = row.get("TotalEnvInteracts", row.get("Epoch", self._tb_rows))
-        for key in self.log_headers:
-            val = _number(row, key)
-            if val is not None:
-                self._tb_writer.add_scalar(key, val, global_step=int(step))
-        self._tb_writer.flush()
-        self._tb_rows += 1
 
 
 def _check_numbers(key, value):

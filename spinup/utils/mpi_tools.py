@@ -1,12 +1,10 @@
-"""Data-parallel runs with MPI: launching, ranks, and reductions (docs/utils/mpi.rst).
+"""Data-parallel runs with MPI: ranks and reductions (docs/utils/mpi.rst). Starting the
+processes (``mpi_fork``) is the launcher's: :mod:`spinup.launch.mpi_launch`.
 
 Outside ``mpiexec`` nothing here imports :mod:`mpi4py`: ``proc_id()`` is 0, ``num_procs()``
 is 1 and every reduction returns its input, so one-process runs need no working MPI.
 """
-import functools
 import os
-import shutil
-import subprocess
 import sys
 
 import numpy as np
@@ -45,92 +43,6 @@ def _abort_job_on_uncaught_exception(comm):
         comm.Abort(1)
 
     sys.excepthook = report_then_abort
-
-
-def _physical_cores():
-    """Number of physical cores (hyper-threads not counted), for ``num_cpu='auto'``."""
-    import psutil
-    return psutil.cpu_count(logical=False) or os.cpu_count() or 1
-
-
-def find_mpiexec():
-    """The ``mpiexec`` to launch with: the one beside ``sys.executable`` (where the PyPI
-    ``mpich`` wheel installs it), else the first on ``PATH``, else ``None``."""
-    beside_python = os.path.join(os.path.dirname(sys.executable), "mpiexec")
-    return beside_python if os.path.exists(beside_python) else shutil.which("mpiexec")
-
-
-def available_cores():
-    """CPU cores this process may run on (its affinity mask where the OS has one)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # macOS, Windows
-        return os.cpu_count() or 1
-
-
-def check_num_cpu(n, oversubscribe=False):
-    """Raise ValueError if ``n`` MPI processes exceed :func:`available_cores`, unless
-    ``oversubscribe`` (``n='auto'`` and runs already under an MPI launcher pass)."""
-    if n == "auto" or oversubscribe or _in_mpi_launch():
-        return
-    cores = available_cores()
-    if int(n) > cores:
-        raise ValueError(f"--cpu {n} asks for more MPI processes than the {cores} CPU cores "
-                         f"available here; use --cpu {cores} or less, or add --oversubscribe "
-                         "(Python: oversubscribe=True) to start them anyway")
-
-
-def _is_open_mpi(mpiexec):
-    """True when ``mpiexec`` is Open MPI's (which refuses to oversubscribe by default)."""
-    try:
-        banner = subprocess.run([mpiexec, "--version"], capture_output=True, text=True,
-                                timeout=30).stdout
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return "Open MPI" in banner or "OpenRTE" in banner
-
-
-def die_with_parent():
-    """A ``preexec_fn`` for ``subprocess``: the new process gets SIGTERM when the
-    process that started it dies, even by ``kill -9``, so no orphan trains on.
-    Linux only (``prctl(PR_SET_PDEATHSIG)``); elsewhere ``None`` (no ``preexec_fn``).
-    """
-    if not sys.platform.startswith("linux"):
-        return None
-    from spinup.launch.run_entrypoint import _die_with
-    return functools.partial(_die_with, os.getpid())
-
-
-def mpi_fork(n, bind_to_core=False, *, oversubscribe=False):
-    """Turn the current program into an ``n``-process MPI job: run ``mpiexec -n n <python>
-    <the same arguments>`` (``IN_MPI=1``, one OpenMP thread each) and exit with its exit
-    code; the code after ``mpi_fork`` runs in each process. Does nothing when ``n <= 1``
-    or already under an MPI launcher.
-
-    Args:
-        n (int or str): number of processes, or ``'auto'`` for one per physical core.
-        bind_to_core (bool): pin each process to one core (``mpiexec -bind-to core``).
-        oversubscribe (bool, keyword only): allow more processes than cores (see
-            :func:`check_num_cpu`); Open MPI's ``mpiexec`` gets ``--oversubscribe``.
-
-    Raises:
-        ValueError: ``n`` is above the core count and ``oversubscribe`` is False.
-        RuntimeError: ``n > 1`` and no ``mpiexec`` was found (``pip install mpich``).
-    """
-    requested, n = n, (_physical_cores() if n == "auto" else int(n))
-    if n <= 1 or _in_mpi_launch():
-        return
-    check_num_cpu(requested, oversubscribe)
-    mpiexec = find_mpiexec()
-    if mpiexec is None:
-        raise RuntimeError("num_cpu > 1 needs an MPI launcher, but no 'mpiexec' was found. "
-                           "Install one with: pip install mpi4py mpich")
-    extra = ["--oversubscribe"] if oversubscribe and _is_open_mpi(mpiexec) else []
-    if bind_to_core:
-        extra += ["-bind-to", "core"]  # spelled so that MPICH's Hydra and Open MPI both read it
-    env = dict(os.environ, MKL_NUM_THREADS="1", OMP_NUM_THREADS="1", IN_MPI="1")
-    sys.exit(subprocess.call([mpiexec, *extra, "-n", str(n), sys.executable, *sys.argv],
-                             env=env, preexec_fn=die_with_parent()))
 
 
 def proc_id():
@@ -206,3 +118,15 @@ def mpi_statistics_scalar(x, with_min_and_max=False):
     lowest = mpi_op(samples.min() if samples.size else np.inf, "min")
     highest = mpi_op(samples.max() if samples.size else -np.inf, "max")
     return mean, std, lowest, highest
+
+
+def __getattr__(name):
+    """``mpi_fork`` and the core counts, still importable from here (their home is the
+    launcher, :mod:`spinup.launch.mpi_launch`, which a reader of the algorithms skips)."""
+    if name in _LAUNCHING:
+        import importlib
+        return getattr(importlib.import_module("spinup.launch.mpi_launch"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_LAUNCHING = ("mpi_fork", "find_mpiexec", "available_cores", "check_num_cpu", "die_with_parent")

@@ -11,7 +11,7 @@ import torch
 
 from spinup.algos.a2c import core
 from spinup.algos.a2c.a2c import A2CBuffer, a2c, compute_loss
-from spinup.utils.mpi_tools import find_mpiexec
+from spinup.launch.mpi_launch import find_mpiexec
 
 from conftest import read_progress, run_cli
 

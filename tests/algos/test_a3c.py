@@ -286,7 +286,7 @@ MPI_SCRIPT = textwrap.dedent("""
 
 @pytest.mark.mpi
 def test_refuses_to_run_under_real_mpiexec(tmp_path):
-    from spinup.utils.mpi_tools import find_mpiexec
+    from spinup.launch.mpi_launch import find_mpiexec
     if find_mpiexec() is None:
         pytest.skip("no mpiexec (pip install mpich)")
     script = tmp_path / "a3c_mpi.py"

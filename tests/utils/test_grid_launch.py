@@ -173,10 +173,10 @@ def test_launcher_ray_on_a_local_instance_gives_the_serial_tables(serial_grid, t
 
 
 def test_jobs_auto_and_the_core_check(monkeypatch):
-    from spinup.utils import mpi_tools
+    from spinup.machinery import cores
     from spinup.launch.grid_launch import resolve_jobs
     from spinup.launch.run_utils import LaunchError
-    monkeypatch.setattr(mpi_tools, "available_cores", lambda: 8)
+    monkeypatch.setattr(cores, "available_cores", lambda: 8)
     assert resolve_jobs("auto", 1) == 8 and resolve_jobs("auto", 2) == 4
     assert resolve_jobs("auto", 16) == 1 and resolve_jobs(4, 2) == 4
     with pytest.raises(LaunchError, match="--jobs 5 x --cpu 2 = 10 processes"):

@@ -7,7 +7,8 @@ import textwrap
 import pytest
 
 from conftest import read_progress, run_cli
-from spinup.utils.mpi_tools import find_mpiexec, mpi_statistics_scalar, num_procs, proc_id
+from spinup.launch.mpi_launch import find_mpiexec
+from spinup.utils.mpi_tools import mpi_statistics_scalar, num_procs, proc_id
 
 pytestmark = pytest.mark.mpi
 needs_mpiexec = pytest.mark.skipif(find_mpiexec() is None,
@@ -92,42 +93,46 @@ def test_user_error_on_one_rank_aborts_all(tmp_path):
 
 
 def test_cpu_above_the_core_count_is_refused_unless_oversubscribed(monkeypatch):
+    from spinup.launch import mpi_launch
+    from spinup.machinery import cores
     from spinup.utils import mpi_tools
-    monkeypatch.setattr(mpi_tools, "available_cores", lambda: 2)
+    monkeypatch.setattr(cores, "available_cores", lambda: 2)
     for var in ("IN_MPI",) + mpi_tools._LAUNCHER_VARS:
         monkeypatch.delenv(var, raising=False)
     with pytest.raises(ValueError, match="more MPI processes than the 2 CPU cores"):
-        mpi_tools.check_num_cpu(3)
-    mpi_tools.check_num_cpu(2)
-    mpi_tools.check_num_cpu("auto")
-    mpi_tools.check_num_cpu(99, oversubscribe=True)
+        cores.check_num_cpu(3)
+    cores.check_num_cpu(2)
+    cores.check_num_cpu("auto")
+    cores.check_num_cpu(99, oversubscribe=True)
     monkeypatch.setenv("PMI_RANK", "0")  # already under someone's mpiexec: not our business
-    mpi_tools.check_num_cpu(99)
+    cores.check_num_cpu(99)
 
 
 @pytest.mark.parametrize("banner, passes_flag", [("HYDRA build details:", False),
                                                  ("mpiexec (Open MPI) 4.1.5", True)])
 def test_oversubscribe_flag_only_for_open_mpi(monkeypatch, banner, passes_flag):
     # MPICH's Hydra mpiexec rejects --oversubscribe (and does not need it); Open MPI needs it.
+    from spinup.launch import mpi_launch
+    from spinup.machinery import cores
     from spinup.utils import mpi_tools
     for var in ("IN_MPI",) + mpi_tools._LAUNCHER_VARS:
         monkeypatch.delenv(var, raising=False)
-    monkeypatch.setattr(mpi_tools, "available_cores", lambda: 1)
-    monkeypatch.setattr(mpi_tools, "find_mpiexec", lambda: "/x/mpiexec")
-    monkeypatch.setattr(mpi_tools.subprocess, "run",
+    monkeypatch.setattr(cores, "available_cores", lambda: 1)
+    monkeypatch.setattr(mpi_launch, "find_mpiexec", lambda: "/x/mpiexec")
+    monkeypatch.setattr(mpi_launch.subprocess, "run",
                         lambda *a, **k: subprocess.CompletedProcess(a, 0, banner, ""))
     calls = []
-    monkeypatch.setattr(mpi_tools.subprocess, "call", lambda cmd, **kw: calls.append(cmd) or 0)
+    monkeypatch.setattr(mpi_launch.subprocess, "call", lambda cmd, **kw: calls.append(cmd) or 0)
     with pytest.raises(SystemExit):
-        mpi_tools.mpi_fork(3, oversubscribe=True)
+        mpi_launch.mpi_fork(3, oversubscribe=True)
     assert ("--oversubscribe" in calls[0]) == passes_flag and calls[0][-len(sys.argv):] == sys.argv
     with pytest.raises(ValueError, match="--oversubscribe"):
-        mpi_tools.mpi_fork(3)
+        mpi_launch.mpi_fork(3)
 
 
 @needs_mpiexec
 def test_cli_oversubscribe_runs_more_ranks_than_cores(tmp_path):
-    from spinup.utils.mpi_tools import available_cores
+    from spinup.machinery.cores import available_cores
     n = available_cores() + 1
     base = ["ppo", "--env", "CartPole-v1", "--epochs", 1, "--steps_per_epoch", 60 * n,
             "--cpu", n, "--exp_name", "ov", "--data_dir", tmp_path]

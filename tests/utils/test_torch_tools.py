@@ -7,6 +7,7 @@ import pytest
 import torch
 
 import spinup.utils.torch_tools as torch_tools
+from spinup.machinery import device
 from spinup.algos.dqn.dqn import dqn
 from spinup.algos.sac.sac import sac
 
@@ -48,14 +49,14 @@ def test_torch_threads_sets_and_restores():
     before = torch.get_num_threads()
     torch.set_num_threads(2)
     try:
-        with torch_tools.torch_threads(1):
+        with device.torch_threads(1):
             assert torch.get_num_threads() == 1
         assert torch.get_num_threads() == 2
         with pytest.raises(KeyError):
-            with torch_tools.torch_threads(1):
+            with device.torch_threads(1):
                 raise KeyError("boom")
         assert torch.get_num_threads() == 2
-        with torch_tools.torch_threads(None):      # None: leave the count alone
+        with device.torch_threads(None):      # None: leave the count alone
             assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)

@@ -165,14 +165,6 @@ def compute_loss(ac, data, ent_coef, vf_coef):
     return loss, info
 
 
-# What a2c accepts; checked by spinup.machinery.arg_checks before anything is written
-# (and by the command line before it launches a run).
-ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(block="n_steps"),
-                 gamma=unit_interval, lam=unit_interval, lr=positive, anneal_lr=boolean,
-                 ent_coef=nonneg, vf_coef=nonneg, max_grad_norm=optional(nonneg))
-SPACES = dict(obs=FLAT_BOX, act=(FLAT_BOX, DISCRETE))
-
-
 @report_env_step_error("a2c")
 def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=50, n_steps=20,

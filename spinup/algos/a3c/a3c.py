@@ -145,17 +145,6 @@ def env_action(a, action_space):
     return a
 
 
-# What a3c accepts; checked by spinup.machinery.arg_checks before anything is written
-# (and by the command line before it launches a run).
-ARG_RULES = dict(BASIC_RULES, gamma=unit_interval, lam=unit_interval, lr=positive,
-                 anneal_lr=boolean, ent_coef=nonneg, vf_coef=nonneg, max_grad_norm=optional(nonneg),
-                 num_cpu=single_process("A3C starts its own worker processes: under mpiexec every "
-                                        "rank would run a whole separate A3C. Run it without "
-                                        "mpiexec and set num_workers=N instead (CLI: "
-                                        "--num_workers N, not --cpu)"))
-SPACES = dict(obs=FLAT_BOX, act=(FLAT_BOX, DISCRETE))
-
-
 @report_env_step_error("a3c")
 def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=10000, epochs=50, num_workers=None, n_steps=20, gamma=0.99, lam=1.0,

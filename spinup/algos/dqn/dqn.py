@@ -223,18 +223,6 @@ def q_target(q_net, q_targ, data, double=False):
     return data["ret"] + data["disc"] * (1 - data["done"]) * q_next
 
 
-# What dqn accepts; checked by spinup.machinery.arg_checks before anything is written
-# (and by the command line before it launches a run), with arg_checks.COMMON_RULES:
-# the rules of the arguments several algorithms share (counts, sizes, epochs ...).
-ARG_RULES = dict(BASIC_RULES, gamma=unit_interval, lr=positive, polyak=optional(unit_interval),
-                 eps_start=unit_interval, eps_end=unit_interval, eps_test=unit_interval,
-                 double=boolean, dueling=boolean, prioritized_replay=boolean, per_alpha=in_range(0),
-                 per_beta=unit_interval, per_eps=positive, huber=boolean,
-                 max_grad_norm=optional(positive), anneal_lr=boolean,
-                 num_cpu=single_process("DQN is a single-process algorithm"))
-SPACES = dict(obs=FLAT_BOX, act=DISCRETE)
-
-
 @report_env_step_error("dqn")
 def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=25, replay_size=int(1e5), gamma=0.99, lr=1e-3,

@@ -61,15 +61,10 @@ import numpy as np
 import torch
 
 import spinup.algos.ppo.core as core
-from spinup.machinery.arg_checks import (BASIC_RULES, check_args, in_range, positive, positive_int,
-                                     steps_over_procs, unit_interval)
-from spinup.machinery.env_checks import (DISCRETE, FLAT_BOX, check_finite_obs,
-                                     check_finite_path, env_label, make_env, report_env_step_error)
-from spinup.machinery.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
+from spinup.machinery.door import Run, acting_error, check_finite_path
 from spinup.utils.logx import EpochLogger
-from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
+from spinup.utils.mpi_pytorch import mpi_avg_grads, sync_params
 from spinup.utils.mpi_tools import mpi_avg, mpi_statistics_scalar, num_procs, proc_id
-from spinup.utils.torch_tools import RUN_THREADS, Placement, resolve_device, torch_threads
 
 
 # ---- Buffer ----
@@ -163,16 +158,6 @@ class PPOBuffer:
 
 # ---- Algorithm ----
 
-# What ppo accepts; checked by spinup.machinery.arg_checks before anything is written
-# (and by the command line before it launches a run).
-ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs("num_envs"), gamma=unit_interval,
-                 clip_ratio=in_range(0, 1, low_open=True, high_open=True), pi_lr=positive,
-                 vf_lr=positive, train_v_iters=positive_int, lam=in_range(0, 1, low_open=True),
-                 target_kl=positive, num_envs=positive_int)
-SPACES = dict(obs=FLAT_BOX, act=(FLAT_BOX, DISCRETE))
-
-
-@report_env_step_error("ppo")
 def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=50, gamma=0.99, clip_ratio=0.2, pi_lr=3e-4,
         vf_lr=1e-3, train_pi_iters=80, train_v_iters=80, lam=0.97, max_ep_len=1000,
@@ -254,8 +239,9 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         nn.Module: the trained actor-critic.
 
     Raises:
-        TypeError: an argument of the wrong kind (``ARG_RULES`` above), e.g. a
-            float ``epochs`` or ``ac_kwargs['hidden_sizes']=64``.
+        TypeError: an argument of the wrong kind (the rules are in
+            :mod:`spinup.machinery.arg_checks`), e.g. a float ``epochs`` or
+            ``ac_kwargs['hidden_sizes']=64``.
         ValueError: an argument is out of range, ``steps_per_epoch`` is not a
             multiple of ``num_envs`` times the number of MPI processes, or the env's
             spaces are not supported. Raised before anything is written to disk.
@@ -267,19 +253,13 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     config = dict(locals())  # the arguments, for config.json
 
     # ---- Setup ----
-    check_args("ppo", ppo, config)
-    env = make_env("ppo", env_fn, **SPACES)
-    # num_envs copies stepped together (core.step_envs); each one recorded, because a
-    # Box2D world cannot be saved and a resume replays the episode instead.
-    sub_envs = [recorded(e) for e in [env] + [env_fn() for _ in range(num_envs - 1)]]
-    env = sub_envs[0]  # saved with the model, for test_policy
+    # The arguments and the env are checked before anything is written; the door also
+    # fixes the torch threads, places the networks and saves and restores checkpoints.
+    run = Run(ppo, config)
+    env, sub_envs = run.env, run.envs  # num_envs copies, stepped together (core.step_envs)
     is_box = isinstance(env.action_space, gym.spaces.Box)
 
-    # Every process trains with RUN_THREADS torch threads, however it was launched, so
-    # the numbers do not depend on the launcher; torch_threads puts the caller's thread
-    # count back when ppo returns or raises.
-    with torch_threads(RUN_THREADS):
-        setup_pytorch_for_mpi()
+    with run:
         logger = EpochLogger(**logger_kwargs)
         logger.save_config(config)
 
@@ -290,24 +270,20 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         # [PPO line 1] theta_0 and phi_0, the same on every MPI process.
         ac = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
         sync_params(ac)
-        # it trains on `device`; acting uses `actor`, ac itself or its CPU copy (refreshed)
-        placed = Placement(ac, resolve_device("ppo", device, num_procs()))
-        actor = placed.actor
+        actor = run.place(ac)  # ac trains on `device`; actor is ac, or its CPU copy
         logger.log(f"\nNumber of parameters: pi {core.count_vars(ac.pi)}, "
                    f"v {core.count_vars(ac.v)}\n")
 
         local_steps = steps_per_epoch // num_procs() // num_envs  # per env
         buf = PPOBuffer(env.observation_space.shape, env.action_space.shape,
                         local_steps, gamma, lam, num_envs)
-        buf.source = env_label("ppo", env)
+        buf.source = run.label
         pi_optimizer = torch.optim.Adam(ac.pi.parameters(), lr=pi_lr)
         vf_optimizer = torch.optim.Adam(ac.v.parameters(), lr=vf_lr)
         logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
 
-        # ---- Checkpoint (written after each epoch's row; resume=True reads it) ----
-        run_dir = logger.output_dir or logger_kwargs.get("output_dir")
-        ckpt = Checkpoint("ppo", logger, env=sub_envs, placed=placed,
-                          nets=dict(ac=ac, pi_optimizer=pi_optimizer, vf_optimizer=vf_optimizer))
+        # what each epoch's checkpoint holds (a resume, resume=True, reads it back)
+        run.keep(logger, ac=ac, pi_optimizer=pi_optimizer, vf_optimizer=vf_optimizer)
 
         # ---- Losses ----
         def compute_loss_pi(data):
@@ -348,7 +324,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             optimizer.step()
 
         def update():
-            data = placed.batch(buf.get())
+            data = run.batch(buf.get())
             before = diagnostics(data)
             with torch.no_grad():
                 loss_v_before = compute_loss_v(data).item()
@@ -380,12 +356,10 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         start_time = time.time()
         o = np.stack([e.reset(seed=seed + i)[0] for i, e in enumerate(sub_envs)])
         ep_ret, ep_len = np.zeros(num_envs), np.zeros(num_envs, dtype=int)
-        first_epoch = 0
-        if logger.resuming:
-            saved = load_checkpoint(run_dir)
-            first_epoch, start_time, (o, ep_ret, ep_len) = ckpt.restore(saved)
-            # buf.get() leaves float64 advantages behind after the first epoch.
-            buf.adv_buf = buf.adv_buf.astype(saved["adv_dtype"])
+        first_epoch, start_time, (o, ep_ret, ep_len) = run.resume(0, start_time,
+                                                                  (o, ep_ret, ep_len))
+        # buf.get() leaves float64 advantages behind after the first epoch
+        buf.adv_buf = buf.adv_buf.astype(run.saved.get("adv_dtype", np.float32))
         for epoch in range(first_epoch, epochs):  # [PPO line 2]
             for t in range(local_steps):
                 # [PPO line 3] act with pi_k, all envs in one call; the envs get the
@@ -394,8 +368,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 try:
                     a, v, logp = actor.step(torch.as_tensor(o, dtype=torch.float32))
                 except ValueError as e:  # NaN/inf policy output: bad observation, else the net
-                    check_finite_obs(o, buf, t)
-                    raise ValueError(f"ppo: epoch {epoch}, step {t}: {e}") from e
+                    raise acting_error(e, o, buf, t, f"ppo: epoch {epoch}, step {t}") from e
                 env_a = np.clip(a, env.action_space.low, env.action_space.high) if is_box else a
                 o2, r, terminated, truncated, final_obs = core.step_envs(sub_envs, env_a)
                 buf.store(o, a, r, v, logp)
@@ -428,7 +401,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
             logger.store(VVals=buf.val_buf.flatten())  # the epoch's V(s_t), logged once
             update()  # [PPO lines 6-11]
-            placed.refresh()
+            run.refresh()
 
             # [PPO line 12] model.pt replaced every epoch; model{epoch}.pt every save_freq epochs
             logger.save_epoch_state({"env": env}, epoch, save_freq)
@@ -443,10 +416,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 logger.log_tabular(key, average_only=True)
             logger.log_tabular("Time", time.time() - start_time)
             logger.dump_tabular()
-            if run_dir is not None:
-                save_checkpoint(run_dir, ckpt.state(epoch + 1, start_time, (o, ep_ret, ep_len),
-                                                    adv_dtype=str(buf.adv_buf.dtype)))
-        for e in sub_envs:
-            e.close()
+            run.save(epoch + 1, start_time, (o, ep_ret, ep_len),
+                     adv_dtype=str(buf.adv_buf.dtype))
     return ac
 

@@ -131,30 +131,6 @@ class ReplayBuffer:
         return {key: torch.from_numpy(value) for key, value in batch.items()}
 
 
-def _alpha_words(name, ctx):
-    learned = ctx is not None and ctx.config.get("target_entropy") is not None
-    return ("'auto' or a number " + ("> 0 (with target_entropy set, alpha is the "
-                                     "learned temperature's start)" if learned else ">= 0"))
-
-
-def _alpha_ok(alpha, ctx):
-    if isinstance(alpha, str):
-        return alpha == "auto"
-    learned = ctx.config.get("target_entropy") is not None
-    return alpha > 0 if learned else alpha >= 0
-
-
-# What sac accepts; checked by spinup.machinery.arg_checks before anything is written
-# (and by the command line before it launches a run), with arg_checks.COMMON_RULES:
-# the rules of the arguments several algorithms share (counts, sizes, epochs ...).
-ARG_RULES = dict(BASIC_RULES, gamma=unit_interval, polyak=unit_interval, lr=positive,
-                 alpha=Rule(_alpha_words, lambda a: isinstance(a, str) or is_number(a),
-                            _alpha_ok, late=True),
-                 target_entropy=optional(in_range()),
-                 num_cpu=single_process("SAC does not average its updates over MPI processes"))
-SPACES = dict(obs=FLAT_BOX, act=BOUNDED_BOX)
-
-
 @report_env_step_error("sac")
 def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=100, replay_size=int(1e6), gamma=0.99,

@@ -122,14 +122,6 @@ class ReplayBuffer:
         return {name: torch.from_numpy(value) for name, value in batch.items()}
 
 
-# What td3 accepts; checked by spinup.machinery.arg_checks before anything is written
-# (and by the command line before it launches a run).
-ARG_RULES = dict(BASIC_RULES, gamma=unit_interval, polyak=unit_interval, pi_lr=positive,
-                 q_lr=positive, act_noise=nonneg, target_noise=nonneg, noise_clip=nonneg,
-                 num_cpu=single_process("TD3 does not average gradients over MPI processes"))
-SPACES = dict(obs=FLAT_BOX, act=BOUNDED_BOX)
-
-
 @report_env_step_error("td3")
 def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=100, replay_size=int(1e6), gamma=0.99,

@@ -191,15 +191,6 @@ def backtracking_line_search(policy, theta_old, full_step, evaluate, surr_old, d
     return backtrack_iters
 
 
-# What trpo and npg accept; checked by spinup.machinery.arg_checks before anything is
-# written (and by the command line before it launches a run).
-ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(), gamma=unit_interval,
-                 delta=positive, vf_lr=positive, damping_coeff=nonneg,
-                 backtrack_coeff=in_range(0, 1, low_open=True, high_open=True), lam=unit_interval,
-                 algo=one_of("trpo", "npg"))
-SPACES = dict(obs=FLAT_BOX, act=(FLAT_BOX, DISCRETE))
-
-
 @report_env_step_error(None)
 def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
          steps_per_epoch=4000, epochs=50,

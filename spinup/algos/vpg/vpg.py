@@ -148,13 +148,6 @@ class VPGBuffer:
 
 # ---- Algorithm ----
 
-# What vpg accepts; checked by spinup.machinery.arg_checks before anything is written
-# (and by the command line before it launches a run).
-ARG_RULES = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(), gamma=unit_interval,
-                 pi_lr=positive, vf_lr=positive, train_v_iters=positive_int,
-                 lam=in_range(0, 1, low_open=True))
-SPACES = dict(obs=FLAT_BOX, act=(FLAT_BOX, DISCRETE))
-
 
 @report_env_step_error("vpg")
 def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
