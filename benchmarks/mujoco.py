@@ -129,12 +129,12 @@ def _rows(run_dir):
 def _commit_run(src, dst):
     """Copy a finished run's progress.txt, config.json and provenance.json (nothing else)
     to ``dst``; the config's ``output_dir`` loses the machine's part of the path."""
+    from spinup.machinery.run_dir import read_run_config
     os.makedirs(dst, exist_ok=True)
     shutil.copyfile(osp.join(src, "progress.txt"), osp.join(dst, "progress.txt"))
     if osp.exists(osp.join(src, "provenance.json")):
         shutil.copyfile(osp.join(src, "provenance.json"), osp.join(dst, "provenance.json"))
-    with open(osp.join(src, "config.json")) as f:
-        config = json.load(f)
+    config = read_run_config(src)
     _write_config(osp.join(dst, "config.json"), _without_machine_paths(config))
     print(f"collected {dst}")
 
@@ -344,10 +344,10 @@ def continue_run(src, dst, epochs, exp_name):
     ``_continued_from`` names ``src``; everything else (checkpoint, rows) is copied
     as it is. Raises FileExistsError if ``dst`` exists.
     """
+    from spinup.machinery.run_dir import read_run_config
     shutil.copytree(src, dst, ignore=shutil.ignore_patterns(".spinup.lock"))
     path = osp.join(dst, "config.json")
-    with open(path) as f:
-        config = json.load(f)
+    config = read_run_config(dst)
     config.update(epochs=epochs, exp_name=exp_name, _continued_from=osp.basename(src),
                   logger_kwargs=dict(config.get("logger_kwargs") or {},
                                      exp_name=exp_name, output_dir=dst))
@@ -396,13 +396,13 @@ def first_epoch(run_dir, out_dir):
     Returns:
         (committed, rerun): the two first rows as pandas Series, ``Time`` dropped.
     """
+    from spinup.machinery.run_dir import read_run_config
     import gymnasium as gym
     import pandas as pd
 
     import spinup
     from spinup.machinery.run_dir import _SAVED_ENV   # how config.json names the env
-    with open(osp.join(run_dir, "config.json")) as f:
-        config = json.load(f)
+    config = read_run_config(run_dir)
     env_id = _SAVED_ENV.search(config["env_fn"]).group(2)
     getattr(spinup, config["_algorithm"])(
         lambda: gym.make(env_id), seed=config["seed"], epochs=1,

@@ -11,6 +11,8 @@ import sys
 
 import pandas as pd
 
+from spinup.machinery.run_dir import read_run_config
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else "/work/bench_out/issue4"
 THRESHOLDS = {"CartPole-v1": 475, "InvertedPendulum-v5": 900, "Hopper-v5": 1000}
 
@@ -20,8 +22,7 @@ for path in sorted(glob.glob(os.path.join(OUT, "**", "progress.txt"), recursive=
     df = pd.read_table(path)
     if df.empty:
         continue
-    with open(os.path.join(run_dir, "config.json")) as f:
-        cfg = json.load(f)
+    cfg = read_run_config(run_dir)
     env = cfg.get("env_name") or cfg.get("env_fn", "?")
     env = env if isinstance(env, str) else "?"
     env = next((e for e in THRESHOLDS if e in json.dumps(cfg)), env)

@@ -268,11 +268,22 @@ def _nested(config, key):
     return config
 
 
+def _set_nested(call, key, value):
+    """Set ``key`` (``'a:b'``: ``call['a']['b']``, copying the dicts on the way) to ``value``."""
+    head, colon, rest = key.partition(":")
+    if colon:
+        inner = dict(call[head]) if isinstance(call.get(head), dict) else {}
+        _set_nested(inner, rest, value)
+        value = inner
+    call[head] = value
+
+
 def resume_run(cmd, args):
     """``python -m spinup.run ALGO --resume DIR [--epochs N]``: continue a CLI run.
 
     The arguments are those of ``DIR/config.json``; a flag with another value is refused
-    (except ``--epochs``, ``--device`` and ``--cuda_graph``; ``--tensorboard`` and
+    by the rule of every resume (:func:`~spinup.machinery.run_dir.check_same_call`: only
+    ``--epochs``, ``--device`` and ``--cuda_graph`` may change; ``--tensorboard`` and
     ``--verbose`` may be added), and so is a directory without a readable checkpoint. The MPI
     processes are as many as the checkpoint files. A finished run is only reported.
 
@@ -281,11 +292,14 @@ def resume_run(cmd, args):
         ExperimentError: the resumed run failed.
     """
     import spinup
-    from spinup.machinery.run_dir import (_SAVED_ENV, LaunchError, check_same_algorithm, holds_run,
-                                      read_run_config, resume_point)
+    from spinup.machinery.run_dir import (_SAVED_ENV, RESUME_MAY_CHANGE, LaunchError,
+                                          check_same_algorithm, check_same_call, holds_run,
+                                          read_run_config, resume_may_change, resume_point)
     from spinup.machinery.serialization_utils import convert_json
     algo = getattr(spinup, cmd)
-    values, _ = _resolve_names(cmd, _group_flags(cmd, args))
+    groups = _group_flags(cmd, args)
+    values, _ = _resolve_names(cmd, groups)
+    typed = {SUBSTITUTIONS.get(flag, flag): flag for flag in (g.split("[")[0] for g in groups)}
     run_dir = _take_single(cmd, values, "resume")
     params = inspect.signature(algo).parameters
     _check_flag_names(cmd, values, params)   # before reading the (large) checkpoint
@@ -308,6 +322,9 @@ def resume_run(cmd, args):
                        "started from Python resumes from Python: logger_kwargs=dict("
                        f"output_dir={run_dir!r}, resume=True))")
     saved = dict(config, env_name=found.group(2), num_cpu=ranks)
+    # The call as the flags give it (else as saved), for the rule of every resume.
+    call = dict({key: config[key] for key in params if key in config},
+                env_name=saved["env_name"])
     output_options, changed = {}, {}
     for key, raw in values.items():
         if key == "overwrite":
@@ -318,14 +335,20 @@ def resume_run(cmd, args):
         if key in RESUME_OUTPUT_FLAGS and given in ([True], [False]):
             output_options[key] = given[0]
             continue
-        if key in ("epochs", "device", "cuda_graph") and len(given) == 1:
+        if key in RESUME_MAY_CHANGE and len(given) == 1:
             _check_type(cmd, key, params[key].default, given[0])
             changed[key] = given[0]
             continue
+        base = key.partition(":")[0]
+        if len(given) == 1 and (key == "env_name" or (base in params and base not in (
+                "env_fn", "logger_kwargs"))):
+            _set_nested(call, key, given[0])   # an argument: compared below
+            continue
         if len(given) != 1 or convert_json(given[0]) != _nested(saved, key):
             raise CLIError(f"{cmd}: --resume continues {run_dir} with its saved arguments; "
-                           f"--{key} {' '.join(raw)} differs from them (only --epochs, "
-                           "--device and --cuda_graph may change)")
+                           f"--{typed.get(key, key)} {' '.join(raw)} differs from them (only "
+                           f"{resume_may_change()} may change)")
+    check_same_call(run_dir, algo, call, config)   # as a grid's --resume: one line, exit 2
     kwargs = {key: _saved_value(config[key]) for key in params
               if key in config and key not in ("env_fn", "logger_kwargs")}
     kwargs.update(changed)
@@ -438,15 +461,13 @@ def parse_and_execute_grid_search(cmd, args):
     for workers in values.get("num_workers", []):   # A3C's workers, like MPI processes
         check_workers(cmd, workers, run_kwargs.get("oversubscribe", False))
 
-    from spinup.launch.run_utils import ExperimentGrid
+    from spinup.launch.run_utils import ExperimentGrid, check_variants
     grid = ExperimentGrid(name=exp_name)
     for key, options in values.items():
         grid.add(key, options, shorthand=shorthands.get(key))
-    # Every experiment's values and env spaces, against the algorithm's declared
-    # rules (spinup.machinery.arg_checks), before the first one is launched.
-    from spinup.machinery.arg_checks import check_cli
-    for variant in grid.variants():
-        check_cli(cmd, algo, dict(variant, num_cpu=run_kwargs.get("num_cpu", 1)))
+    # Every experiment's values (as grid.run checks them) and env spaces, against the
+    # algorithm's declared rules (spinup.machinery.arg_checks), with Ctrl-C still held.
+    check_variants(algo, grid.variants(), run_kwargs.get("num_cpu", 1), probe_env=True)
     release_ctrl_c()   # the imports are done; Ctrl-C must stop the runs
     grid.run(algo, **run_kwargs)
 
@@ -474,9 +495,9 @@ def main(argv=None):
         if not getattr(e, "reported", False):   # else the launcher said what stopped
             print("Interrupted (Ctrl-C).", file=sys.stderr)
         return 128 + getattr(e, "signum", signal.SIGINT)
-    except BrokenPipeError:   # the reader of stdout exited (| head)
+    except BrokenPipeError as e:   # the reader of stdout exited (| head)
         from spinup.launch.run_entrypoint import stdout_closed
-        return stdout_closed()
+        return stdout_closed(getattr(e, "run_dirs", None))   # the launcher's, if it ran any
     except Exception as e:
         # A Ctrl-C inside a C extension's import can come out as an ImportError
         # ("Importing the numpy C-extensions failed"): still a Ctrl-C.

@@ -221,9 +221,10 @@ def test_output_into_head_stops_the_run_in_one_line(tmp_path):
     assert proc.returncode == 141, proc.stderr[-3000:]
     assert len(proc.stdout.splitlines()) == 3
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
+    # The third line comes before the first epoch's end: no checkpoint, no --resume to name.
     assert proc.stderr.strip().splitlines() == [
-        "stopped: the program reading the output closed it (e.g. '| head'); what the run "
-        "wrote so far is kept (--resume continues it)"]
+        "stopped: the program reading the output closed it (e.g. '| head') before the run's "
+        "first epoch ended, so nothing was kept (the same command starts it again)"]
 
 
 def test_resume_with_overwrite_says_they_contradict(tmp_path):

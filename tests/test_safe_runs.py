@@ -298,7 +298,7 @@ def test_ctrl_c_before_the_interpreter_has_started_is_exit_130_without_traceback
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         os.kill(os.getpid(), signal.SIGINT)
 
-    entrypoint = os.path.join(ROOT, "spinup", "utils", "run_entrypoint.py")
+    entrypoint = os.path.join(ROOT, "spinup", "launch", "run_entrypoint.py")
     proc = subprocess.run([sys.executable, entrypoint, _encode_call(functools.partial(print, "the call ran"))],
                           capture_output=True, text=True, cwd=ROOT, timeout=120,
                           preexec_fn=in_child)

@@ -185,7 +185,7 @@ def test_check_spaces_closes_the_env_and_points_to_flatten_observation():
         def close(self):
             Env.closed = True
     with pytest.raises(ValueError, match=r"^ppo: observation space Box.*FlattenObservation"):
-        check_spaces("ppo", Env(), **spinup.algos.ppo.ppo.SPACES)
+        check_spaces("ppo", Env(), **ac.SPACES["ppo"])
     assert Env.closed
 
 
@@ -227,9 +227,8 @@ OVERRIDES = {("vpg", "steps_per_epoch"), ("trpo", "steps_per_epoch"), ("ppo", "s
 @pytest.mark.parametrize("name", ["vpg", "trpo", "ppo", "a2c", "a3c", "ddpg", "td3", "sac", "dqn"])
 def test_no_algorithm_repeats_a_common_rule(name):
     """An argument several algorithms share has its rule once, in COMMON_RULES; an
-    algorithm's ARG_RULES holds only its own (75 entries repeated them, 19 differently)."""
-    import importlib
-    rules = importlib.import_module(f"spinup.algos.{name}.{name}").ARG_RULES
+    algorithm's entry of RULES holds only its own (75 entries repeated them, 19 differently)."""
+    rules = ac.RULES[name]
     repeated = {key for key in rules if key in ac.COMMON_RULES} - {k for a, k in OVERRIDES
                                                                   if a == name}
     assert not repeated

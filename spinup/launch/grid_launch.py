@@ -16,26 +16,22 @@ with it (:func:`~spinup.launch.run_entrypoint.take_signals_from_launcher`).
 import base64
 import collections
 import contextlib
-import functools
 import json
 import os
 import os.path as osp
-import signal
-import subprocess
-import sys
 import tempfile
-import threading
 import time
 import zlib
 
+from spinup.launch.processes import (POLL_SECONDS, SHUTDOWN_GRACE, Interrupted,  # noqa: F401
+                                     _LocalHandle, _signals_interrupt, _start_process, _stop)
 from spinup.machinery.console import colorize, progress_line
-from spinup.machinery.run_dir import LaunchError, check_run_dir_free, decide_start, holds_run
+from spinup.machinery.run_dir import (LaunchError, can_resume, check_run_dir_free, decide_start,
+                                     holds_run)
 from spinup.machinery.serialization_utils import convert_json
 
 DIV_LINE_WIDTH = 80
 LOG_NAME = "output.log"   #: file in each run directory that receives the variant's output
-POLL_SECONDS = 0.5   #: how often (seconds) the launcher looks at the running variants
-SHUTDOWN_GRACE = 30   #: seconds the experiments get to stop after a signal before being killed
 
 
 class ExperimentError(RuntimeError):
@@ -57,15 +53,6 @@ class GridError(ExperimentError):
         names = ", ".join(f"{label} (exit code {code}, log {log})" for label, code, log in failed)
         RuntimeError.__init__(self, f"{len(failed)} variant(s) of the grid failed: {names}")
         self.exp_name, self.returncode = failed[0][0], 1
-
-
-class Interrupted(KeyboardInterrupt):
-    """SIGINT or SIGTERM reached the launcher while experiments ran (see Signals): ``signum``
-    (int) is the signal; ``reported`` (bool): the launcher has printed what was interrupted."""
-
-    def __init__(self, signum=signal.SIGINT):
-        super().__init__()
-        self.signum, self.reported = signum, False
 
 
 class _Run:
@@ -185,107 +172,35 @@ def _encode_call(fn, kwargs=None, num_cpu=1, oversubscribe=False):
     return base64.b64encode(zlib.compress(cloudpickle.dumps(call))).decode("utf-8")
 
 
-def _start_process(encoded, log_path=None, threads=None):
-    """Start ``run_entrypoint.py`` on ``encoded`` as the leader of a new process group, its
-    output appended to ``log_path`` (``None``: this process's). Call it with SIGINT and
-    SIGTERM blocked (see Signals); nothing runs between fork and exec (no ``preexec_fn``),
-    which could deadlock in a multi-threaded process such as a Ray worker."""
-    entrypoint = osp.join(osp.dirname(osp.abspath(__file__)), "run_entrypoint.py")
-    # The child looks modules up as this process does (e.g. --env mymod:MyEnv-v0 with
-    # mymod.py in the current directory); run_entrypoint puts this sys.path first.
-    env = dict(os.environ, SPINUP_PARENT_SYS_PATH=json.dumps(sys.path),
-               SPINUP_LAUNCHER_PID=str(os.getpid()))
-    if threads is not None:
-        env.update(OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads),
-                   PYTHONUNBUFFERED="1")
-    with contextlib.ExitStack() as stack:
-        log = stack.enter_context(open(log_path, "a")) if log_path else None
-        return subprocess.Popen([sys.executable or "python", entrypoint, encoded],
-                                stdout=log, stderr=subprocess.STDOUT if log else None,
-                                stdin=subprocess.DEVNULL if log else None, env=env,
-                                start_new_session=True)
-
-
-@contextlib.contextmanager
-def _signals_interrupt():
-    """Within: SIGINT (unless ignored) and SIGTERM raise :class:`Interrupted`. Only
-    the main thread can set handlers; elsewhere the signals keep their effect."""
-    def raise_interrupted(signum, frame):
-        raise Interrupted(signum)
-    main = threading.current_thread() is threading.main_thread()
-    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} if main else {}
-    for s, handler in previous.items():
-        if handler not in (signal.SIG_IGN, None):
-            signal.signal(s, raise_interrupted)
-    try:
-        yield
-    finally:
-        for s, handler in previous.items():
-            if handler is not None:
-                signal.signal(s, handler)
-
-
-class _LocalHandle:
-    """An experiment process of this machine, started by :meth:`start`."""
-
-    def __init__(self, encoded, log_path=None, threads=None):
-        self.args, self.proc = (encoded, log_path, threads), None
-
-    @property
-    def started(self):
-        """Whether there is a process (a signal can come before :meth:`start` made it)."""
-        return self.proc is not None
-
-    def start(self):
-        """Fork with SIGINT and SIGTERM blocked: one arriving meanwhile is raised once
-        ``self.proc`` is set, so the caller can stop the process (see Signals)."""
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-        try:
-            self.proc = _start_process(*self.args)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-
-    def poll(self):
-        return None if self.proc is None else self.proc.poll()
-
-    def _signal(self, signum):
-        if self.proc is not None and self.poll() is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.proc.pid, signum)
-
-    interrupt = functools.partialmethod(_signal, signal.SIGINT)
-    kill = functools.partialmethod(_signal, signal.SIGKILL)
-
-
-def _stop(handles):
-    """Interrupt every handle, wait up to ``SHUTDOWN_GRACE`` seconds, kill the rest."""
-    for handle in handles:
-        handle.interrupt()
-    deadline = time.time() + SHUTDOWN_GRACE
-    while time.time() < deadline and any(h.poll() is None for h in handles):
-        try:
-            time.sleep(0.2)
-        except KeyboardInterrupt:   # a second Ctrl-C: do not wait any longer
-            break
-    for handle in handles:
-        handle.kill()
+def resume_advice(what):
+    """How to go on after a stop that kept a checkpoint, for ``what`` (``'the grid'``, ``'the
+    run'``): the last line of an interrupted grid and of an interrupted single run."""
+    return f"Continue {what} with the same command and --resume (Python: resume=True)."
 
 
 def run_one(encoded, exp_name, output_dir):
     """Run one experiment process (from :func:`_encode_call`), its output on this process's;
-    return its exit code. Raises :class:`Interrupted` on SIGINT or SIGTERM, once it stopped."""
+    return its exit code. Raises :class:`Interrupted` on SIGINT or SIGTERM, once it stopped.
+    It says what was kept of the run in ``output_dir`` (and whether ``--resume`` continues
+    it) when the run stops on a signal or because stdout's reader went away."""
+    from spinup.launch.run_entrypoint import EXIT_PIPE_CLOSED, stdout_closed
     handle = _LocalHandle(encoded)
     with _signals_interrupt():
         try:
             handle.start()
-            return handle.proc.wait()
+            code = handle.proc.wait()
         except Interrupted as e:
             _stop([handle])
             where = (f"what was logged so far is in {output_dir}"
                      if output_dir and holds_run(output_dir) else "no epoch was logged")
             print(colorize(f"\nInterrupted: {exp_name} ({where})", "red", bold=True))
+            if can_resume(output_dir):
+                print(resume_advice("the run"), flush=True)
             e.reported = True
             raise
+    if code == EXIT_PIPE_CLOSED:   # the experiment said nothing: its directory is known here
+        stdout_closed([output_dir] if output_dir else None)
+    return code
 
 
 def _write_header(run):
@@ -468,8 +383,10 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
                 _report_epochs(run, width)
                 run.outcome = "finished" if run.returncode == 0 else "interrupted"
             _summary(runs, time.time() - begin)
-            print("Continue the grid with the same command and --resume (Python: "
-                  "resume=True).", flush=True)
+            print(resume_advice("the grid"), flush=True)
+            raise
+        except BrokenPipeError as e:   # stdout's reader went away: spinup.run says what was kept
+            e.run_dirs = [run.output_dir for run in runs]
             raise
     _summary(runs, time.time() - begin)
     failed = [(r.label, r.returncode, r.log_path) for r in runs if r.outcome == "FAILED"]

@@ -6,7 +6,8 @@ import os
 import os.path as osp
 import time
 
-from spinup.launch.grid_launch import POLL_SECONDS, LaunchError, _LocalHandle, _stop
+from spinup.launch.processes import POLL_SECONDS, _LocalHandle, _stop
+from spinup.machinery.run_dir import LaunchError
 
 #: Written into a run directory to ask the Ray task running there to stop (Ctrl-C).
 STOP_NAME = ".spinup-stop"

@@ -153,8 +153,9 @@ def main(encoded_thunk):
         call()
     except KeyboardInterrupt:
         _exit_after_ctrl_c()
-    except BrokenPipeError:
-        _exit(stdout_closed())
+    except BrokenPipeError:   # its launcher, which knows the run's directory, says so
+        _stdout_to_devnull()
+        _exit(EXIT_PIPE_CLOSED)
     except Exception as e:
         if caused_by_ctrl_c(e):   # a library turned the Ctrl-C into another exception
             _exit_after_ctrl_c()
@@ -168,15 +169,30 @@ def main(encoded_thunk):
 EXIT_PIPE_CLOSED = 141   #: exit code after the reader of stdout went away (128 + SIGPIPE)
 
 
-def stdout_closed():
-    """Handle a ``BrokenPipeError`` on stdout (the reader exited early, as ``| head``
-    does): say so once on stderr, point stdout at ``/dev/null`` so that the final flush
-    does not fail again, and return :data:`EXIT_PIPE_CLOSED`."""
+def _stdout_to_devnull():
+    """Point stdout at ``/dev/null``, so that the final flush does not fail again."""
     with contextlib.suppress(OSError, ValueError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def stdout_closed(run_dirs=None):
+    """Handle a ``BrokenPipeError`` on stdout (the reader exited early, as ``| head``
+    does) in the launching process: point stdout at ``/dev/null``, say so once on stderr
+    and return :data:`EXIT_PIPE_CLOSED`. ``--resume`` is named only when one of ``run_dirs``
+    (the directories of the runs it stopped) holds a checkpoint
+    (:func:`~spinup.machinery.run_dir.can_resume`); without any, nothing was kept; ``None``
+    (no run known) says neither."""
+    from spinup.machinery.run_dir import can_resume
+    _stdout_to_devnull()
+    kept = ""
+    if run_dirs is not None and any(can_resume(d) for d in run_dirs):
+        kept = "; what the run wrote so far is kept (--resume continues it)"
+    elif run_dirs is not None:
+        kept = (" before the run's first epoch ended, so nothing was kept (the same command "
+                "starts it again)")
     with contextlib.suppress(OSError):
-        print("stopped: the program reading the output closed it (e.g. '| head'); what the "
-              "run wrote so far is kept (--resume continues it)", file=sys.stderr)
+        print("stopped: the program reading the output closed it (e.g. '| head')" + kept,
+              file=sys.stderr)
     return EXIT_PIPE_CLOSED
 
 

@@ -112,6 +112,18 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
     logger_kwargs = kwargs.get("logger_kwargs") or setup_logger_kwargs(
         exp_name, seed, data_dir, datestamp, overwrite, tensorboard, verbose)
     check_before_launch([logger_kwargs], num_cpu, oversubscribe)
+    output_dir = logger_kwargs.get("output_dir")
+    try:
+        _run_and_report(exp_name, thunk, kwargs, logger_kwargs, num_cpu, oversubscribe, verbose)
+    except BrokenPipeError as e:   # stdout's reader went away: spinup.run says what was kept
+        e.run_dirs = None if output_dir is None else [output_dir]
+        raise
+    return output_dir
+
+
+def _run_and_report(exp_name, thunk, kwargs, logger_kwargs, num_cpu, oversubscribe, verbose):
+    """:func:`call_experiment` once its checks passed: print the call, run it, print how to
+    plot it (ExperimentError if it failed)."""
     if verbose or logger_kwargs.get("verbose"):
         print(colorize("Running experiment:\n", color="cyan", bold=True) + "\n" + exp_name + "\n")
         print(colorize("with kwargs:\n", color="cyan", bold=True) + "\n"
@@ -134,7 +146,6 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
             "Watch the trained agent with:\n",
             colorize(f"python -m spinup.run test_policy {output_dir}", "green") + "\n",
             rule, ""]))
-    return output_dir
 
 
 def valid_str(v):
@@ -194,6 +205,33 @@ def _check_grid_call(thunk, keys, variants):
                 if needed[0] == "env_fn" else needed[0]
             raise LaunchError(f"ExperimentGrid.run: the grid gives "
                               f"{getattr(fn, '__name__', fn)} no {what}")
+
+
+def _algorithm_name(fn):
+    """The name of spinup's algorithm ``fn`` (``'ppo'``), or None for another function."""
+    from spinup import ALGOS
+    where = (getattr(fn, "__module__", None), getattr(fn, "__name__", None))
+    return next((name for name, spec in ALGOS.items() if spec == where), None)
+
+
+def check_variants(thunk, variants, num_cpu=1, probe_env=False):
+    """Check every variant's arguments (:func:`~spinup.machinery.arg_checks.check_cli`)
+    before any variant is launched: :meth:`ExperimentGrid.run` and the command line (which
+    also probes each ``env_name``, ``probe_env``) ask it alike. Functions other than spinup's
+    algorithms are not checked; ``thunk``, ``variants`` and ``num_cpu`` are as in
+    :meth:`ExperimentGrid.run`.
+
+    Raises:
+        TypeError, ValueError: the one-line message of the first check that failed.
+    """
+    from spinup.machinery.arg_checks import check_cli
+    skip = (thunk,) if probe_env else (thunk, "env_name")
+    for variant in variants:
+        fn = variant[thunk] if isinstance(thunk, str) else thunk
+        algo = _algorithm_name(fn)
+        if algo is not None:
+            check_cli(algo, fn, dict({k: v for k, v in variant.items() if k not in skip},
+                                     num_cpu=num_cpu))
 
 
 class ExperimentGrid:
@@ -326,6 +364,8 @@ class ExperimentGrid:
             list of str: the output directory of each variant.
 
         Raises:
+            TypeError, ValueError: a variant's arguments are refused (:func:`check_variants`,
+                one line, as the command line says it); nothing was run.
             FileExistsError, LaunchError: a check failed; nothing was run.
             ExperimentError: a variant failed (the later ones are not run).
             GridError: (``jobs``, ``resume`` or ``launcher``) a variant failed; the
@@ -333,6 +373,7 @@ class ExperimentGrid:
         """
         variants = self.variants()
         _check_grid_call(thunk, self.keys, variants)
+        check_variants(thunk, variants, num_cpu)
         names = [self.variant_name(v) for v in variants]
         if jobs is not None or resume or launcher is not None or ray_address is not None:
             runs = plan_runs(thunk, variants, names, data_dir, datestamp, overwrite,

@@ -1,8 +1,9 @@
 """Checking an algorithm's arguments, and what this machine allows, before anything is written.
 
-Shared rules live once in :data:`COMMON_RULES`; an algorithm module declares its own in
-``ARG_RULES = dict(BASIC_RULES, ...)`` (replacing a common rule of that name) and starts with
-``check_args("ppo", ppo, dict(locals()))``; the CLI calls :func:`check_cli` per grid variant.
+Shared rules live once in :data:`COMMON_RULES`; each algorithm's own are its entry of
+:data:`RULES` (``dict(BASIC_RULES, ...)``, replacing a common rule of that name), its spaces
+its entry of :data:`SPACES` (both at the end of this file). An algorithm's run checks its call
+through the door (:class:`spinup.machinery.door.Run`); the CLI calls :func:`check_cli` per variant.
 A failed check raises one line, ``<algo>: <name>=<value!r> is not allowed: <what is allowed>``:
 ``TypeError`` for a value of the wrong kind, ``ValueError`` for a wrong value.
 """
@@ -266,7 +267,7 @@ class _DeviceRule(Rule):
         resolve_device(algo, value, ctx.procs)
 
 
-#: Rules :func:`check_args` applies, after ``ARG_RULES``, to every algorithm taking an
+#: Rules :func:`check_args` applies, after the algorithm's own, to every algorithm taking an
 #: argument of that name and declaring no rule of its own for it (a key in ``_CROSS_KEYS``
 #: stands for the argument it names).
 COMMON_RULES = dict(
@@ -286,7 +287,8 @@ COMMON_RULES = dict(
 _CROSS_KEYS = {"replay_size_vs_batch": "replay_size", "replay_size_vs_memory": "replay_size",
                "update_after_vs_budget": "update_after"}
 
-#: Rules every algorithm shares: spread into its ``ARG_RULES`` with ``dict(BASIC_RULES, ...)``.
+#: Rules every algorithm shares: spread into its entry of :data:`RULES` with
+#: ``dict(BASIC_RULES, ...)``.
 BASIC_RULES = dict(env_fn=is_callable, actor_critic=is_callable, ac_kwargs=mlp_ac_kwargs,
                    seed=seed_range, logger_kwargs=a_dict)
 
@@ -301,7 +303,7 @@ def _rules_of(fn):
 
 
 def check_args(algo, fn, kwargs, procs=None):
-    """Check the arguments of a call of algorithm ``fn`` against its ``ARG_RULES``.
+    """Check the arguments of a call of algorithm ``fn`` against its rules (:data:`RULES`).
 
     Arguments not in ``kwargs`` take ``fn``'s defaults; keywords ``fn`` does not take
     are ignored. A rule under the key ``num_cpu`` checks the number of processes.
@@ -310,7 +312,7 @@ def check_args(algo, fn, kwargs, procs=None):
 
     Args:
         algo (str): the name used in messages, e.g. ``'ppo'``.
-        fn (callable): the algorithm function; its module holds ``ARG_RULES``.
+        fn (callable): the algorithm function; its module's name keys :data:`RULES`.
         kwargs (dict): the arguments, e.g. ``dict(locals())`` inside ``fn``.
         procs (int or None): the number of MPI processes; ``None`` asks MPI.
 

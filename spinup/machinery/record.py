@@ -2,7 +2,6 @@
 run there comes first), deciding whether to start, resume or replace, cutting a resumed
 table back, recording provenance, the one-line progress of each row and TensorBoard."""
 import atexit
-import json
 import os
 import os.path as osp
 import time
@@ -10,7 +9,8 @@ import time
 from spinup.machinery.console import _number, colorize, progress_line
 from spinup.machinery.device import device_label
 from spinup.machinery.provenance import provenance, write_provenance
-from spinup.machinery.run_dir import _clear_run, _held_locks, _lock_path, decide_start, lock_run_dir
+from spinup.machinery.run_dir import (LaunchError, _clear_run, _held_locks, _lock_path,
+                                      decide_start, lock_run_dir, read_run_config)
 from spinup.machinery.serialization_utils import config_text, write_text_atomically
 from spinup.utils.mpi_tools import num_procs
 
@@ -157,16 +157,13 @@ class RunRecord:
 
     def _record_resumed_epochs(self):
         """Write a resume's new ``epochs`` (``--resume DIR --epochs N``) into config.json."""
-        path = osp.join(self.output_dir, "config.json")
         try:
-            with open(path) as f:
-                saved = json.load(f)
-        except (OSError, ValueError):
+            saved = read_run_config(self.output_dir)
+        except LaunchError:
             return
-        if (isinstance(saved, dict) and self._resumed_epochs is not None
-                and saved.get("epochs") != self._resumed_epochs):
+        if self._resumed_epochs is not None and saved.get("epochs") != self._resumed_epochs:
             saved["epochs"] = self._resumed_epochs
-            write_text_atomically(path, config_text(saved))
+            write_text_atomically(osp.join(self.output_dir, "config.json"), config_text(saved))
 
     def progress(self, row, config):
         """The progress line of ``row``, its pace measured between rows (the first from the

@@ -93,10 +93,22 @@ def read_run_config(run_dir):
     return config
 
 
-#: What a resumed run may change: its number of epochs and how it reports.
-RESUME_MAY_CHANGE = {"epochs", "logger_kwargs", "env_fn"}
+#: The arguments a resumed run may change: its number of epochs, and where it trains (an
+#: optimizer's state moves between devices: :func:`spinup.machinery.device.load_optimizer`).
+#: ``--resume DIR`` and a grid's ``--resume`` both go by it (:func:`check_same_call`).
+RESUME_MAY_CHANGE = ("epochs", "device", "cuda_graph")
+
+#: Arguments :func:`check_same_call` does not compare: how the run reports, and its env
+#: function (compared as the id it makes).
+_NOT_COMPARED = {"logger_kwargs", "env_fn"}
 
 _SAVED_ENV = re.compile(r"gym\.make\((['\"])(.+)\1\)")
+
+
+def resume_may_change():
+    """:data:`RESUME_MAY_CHANGE` as flags, in words: ``--epochs, --device and --cuda_graph``."""
+    flags = [f"--{key}" for key in RESUME_MAY_CHANGE]
+    return ", ".join(flags[:-1]) + " and " + flags[-1]
 
 
 def check_same_call(run_dir, fn, kwargs, config=None):
@@ -104,8 +116,9 @@ def check_same_call(run_dir, fn, kwargs, config=None):
 
     The rule of ``--resume DIR`` and of a grid's ``--resume``: every argument of ``fn`` (its
     default where ``kwargs`` lacks it) must equal the one in ``config.json`` (``config``, read
-    when ``None``), except :data:`RESUME_MAY_CHANGE`; an ``env_name`` must be the id the saved
-    ``env_fn`` makes. Arguments the saved run does not list (added since) are not compared.
+    when ``None``), except :data:`RESUME_MAY_CHANGE` (and ``logger_kwargs``); an ``env_name``
+    must be the id the saved ``env_fn`` makes. Arguments the saved run does not list (added
+    since) are not compared.
 
     Raises:
         LaunchError: one line naming the run and every differing argument; or
@@ -119,7 +132,7 @@ def check_same_call(run_dir, fn, kwargs, config=None):
     differ = []
     for key, param in inspect.signature(fn).parameters.items():
         value = kwargs.get(key, param.default)
-        if (key not in RESUME_MAY_CHANGE and key in config
+        if (key not in RESUME_MAY_CHANGE and key not in _NOT_COMPARED and key in config
                 and value is not inspect.Parameter.empty
                 and convert_json(value) != config[key]):
             differ.append(f"{key} {convert_json(value)!r} (the run has {config[key]!r})")
@@ -128,8 +141,8 @@ def check_same_call(run_dir, fn, kwargs, config=None):
         differ.append(f"env_name {kwargs['env_name']!r} (the run has {saved_env.group(2)!r})")
     if differ:
         raise LaunchError(f"--resume: {run_dir} was started with other arguments: "
-                          + "; ".join(differ) + ". Only --epochs may change: give the "
-                          "original values, or a new --exp_name for a new run")
+                          + "; ".join(differ) + f". Only {resume_may_change()} may change: "
+                          "give the original values, or a new --exp_name for a new run")
 
 
 def _count_rows(output_dir):
@@ -149,9 +162,8 @@ def plan_resume(run, num_cpu):
             processes, or is past ``run.epochs``; epochs were logged but no checkpoint was
             kept; or the run was started with other arguments (:func:`check_same_call`).
     """
-    from spinup.machinery.checkpoint import checkpoint_path
     from spinup.machinery.cores import physical_cores
-    if not osp.exists(checkpoint_path(run.output_dir)):
+    if not can_resume(run.output_dir):
         if not holds_run(run.output_dir):
             return   # new, or stopped before its first epoch ended: (re)started as new
         # Epochs logged but no checkpoint (deleted: a replay buffer is large). Never
@@ -200,8 +212,7 @@ def refusal_to_overwrite(table_path):
             done = max(0, len(f.read().splitlines()) - 1)
     except (OSError, ValueError):   # LaunchError is a ValueError
         planned = None
-    if (isinstance(planned, int) and 0 < done < planned
-            and osp.exists(osp.join(run_dir, "pyt_save", "checkpoint.pt"))):
+    if isinstance(planned, int) and 0 < done < planned and can_resume(run_dir):
         resume = (f" The run stopped after epoch {done} of {planned}: continue it with "
                   f"--resume {run_dir} (a grid: the same command and --resume; Python: "
                   "logger_kwargs=dict(..., resume=True)).")
@@ -209,6 +220,13 @@ def refusal_to_overwrite(table_path):
             "overwrite it. Choose a new --exp_name, add --dt for date-stamped directories, "
             "or pass --overwrite (Python: overwrite=True in an algorithm's logger_kwargs, in "
             "ExperimentGrid.run or in EpochLogger)." + resume)
+
+
+def can_resume(output_dir):
+    """Whether ``output_dir`` holds a checkpoint (``pyt_save/checkpoint.pt``) that ``--resume``
+    continues: every message that advises ``--resume`` asks this first."""
+    from spinup.machinery.checkpoint import checkpoint_path
+    return output_dir is not None and osp.exists(checkpoint_path(output_dir))
 
 
 def holds_run(output_dir, table_name="progress.txt"):

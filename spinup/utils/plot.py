@@ -10,13 +10,14 @@ drawn as one curve, their mean with a band of one standard deviation; ``--count`
 import argparse
 import collections
 import itertools
-import json
 import os
 import os.path as osp
 import sys
 
 import numpy as np
 import pandas as pd
+
+from spinup.machinery.run_dir import read_run_config
 
 DIV_LINE_WIDTH = 50
 
@@ -67,9 +68,8 @@ def plot_data(data, xaxis="Epoch", value="AverageEpRet", condition="Condition1",
 
 def _read_exp_name(run_dir, quiet=False):
     try:
-        with open(osp.join(run_dir, "config.json")) as f:
-            return json.load(f).get("exp_name")
-    except (OSError, ValueError, AttributeError):
+        return read_run_config(run_dir).get("exp_name")
+    except ValueError:   # LaunchError: missing, not JSON, or not an object
         if not quiet:
             print(f"No file named config.json in {run_dir}")
         return None

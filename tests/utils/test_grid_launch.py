@@ -229,12 +229,12 @@ def test_nothing_runs_between_fork_and_exec(monkeypatch):
     """Issue 44: the launcher passed a ``preexec_fn`` (signal setup and ``prctl`` through
     ctypes) that ran in the forked child of a multi-threaded Ray worker, where it can
     deadlock. The child now sets these up itself (run_entrypoint), told the launcher's pid."""
-    from spinup.launch import grid_launch
+    from spinup.launch import processes
     seen = {}
 
     def fake_popen(args, **kwargs):
         seen.update(kwargs)
-    monkeypatch.setattr(grid_launch.subprocess, "Popen", fake_popen)
-    grid_launch._start_process("encoded")
+    monkeypatch.setattr(processes.subprocess, "Popen", fake_popen)
+    processes._start_process("encoded")
     assert seen.get("preexec_fn") is None and seen["start_new_session"]
     assert seen["env"]["SPINUP_LAUNCHER_PID"] == str(os.getpid())

@@ -93,7 +93,6 @@ def test_user_error_on_one_rank_aborts_all(tmp_path):
 
 
 def test_cpu_above_the_core_count_is_refused_unless_oversubscribed(monkeypatch):
-    from spinup.launch import mpi_launch
     from spinup.machinery import cores
     from spinup.utils import mpi_tools
     monkeypatch.setattr(cores, "available_cores", lambda: 2)

@@ -59,15 +59,10 @@ import numpy as np
 import torch
 
 import spinup.algos.a2c.core as core
-from spinup.machinery.arg_checks import (BASIC_RULES, boolean, check_args, nonneg, optional, positive,
-                                     steps_over_procs, unit_interval)
-from spinup.machinery.env_checks import (DISCRETE, FLAT_BOX, check_finite_obs,
-                                     check_finite_path, env_label, make_env, report_env_step_error)
-from spinup.machinery.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
+from spinup.machinery.door import Run, acting_error, check_finite_path
 from spinup.utils.logx import EpochLogger
-from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
+from spinup.utils.mpi_pytorch import mpi_avg_grads, sync_params
 from spinup.utils.mpi_tools import num_procs, proc_id
-from spinup.utils.torch_tools import RUN_THREADS, Placement, resolve_device, torch_threads
 
 
 class A2CBuffer:
@@ -165,7 +160,6 @@ def compute_loss(ac, data, ent_coef, vf_coef):
     return loss, info
 
 
-@report_env_step_error("a2c")
 def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=50, n_steps=20,
         gamma=0.99, lam=1.0, lr=1e-3, anneal_lr=True,
@@ -244,8 +238,9 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         ValueError: an argument outside its range, ``steps_per_epoch`` not a multiple
             of ``n_steps`` times the number of workers, or an unsupported observation
             or action space.
-        TypeError: an argument of the wrong kind (``ARG_RULES`` above), e.g. a
-            float ``epochs`` or ``ac_kwargs['hidden_sizes']=64``.
+        TypeError: an argument of the wrong kind (the rules are in
+            :mod:`spinup.machinery.arg_checks`), e.g. a float ``epochs`` or
+            ``ac_kwargs['hidden_sizes']=64``.
 
     Source:
         Mnih et al. 2016 (Sec. 4, Algorithm S3, synchronous form);
@@ -254,17 +249,16 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     config = dict(locals())  # the arguments as passed, for config.json
 
     # ---- Checks (before anything is written to disk) ----
-    check_args("a2c", a2c, config)
+    # The door checks the arguments and the env; it also fixes the torch threads, places
+    # the networks and saves and restores checkpoints.
+    run = Run(a2c, config)
+    env = run.env  # recorded, so that a resume can replay the episode in progress
     n_workers = num_procs()
     local_steps = steps_per_epoch // n_workers
-    env = make_env("a2c", env_fn, **SPACES)
-    # A Box2D world cannot be saved: record the episode so a resume can replay it.
-    env = recorded(env)
 
     # One thread: on a busy 2-core machine two threads made A2C 7x slower (measured).
-    with torch_threads(RUN_THREADS):
+    with run:
         # ---- Setup: logger, seeds, actor-critic, buffer, optimizer, saver ----
-        setup_pytorch_for_mpi()
         logger = EpochLogger(**logger_kwargs)
         logger.save_config(config)
 
@@ -275,26 +269,22 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         # [A2C line 1] theta and psi; every worker starts from rank 0's copy.
         ac = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
         sync_params(ac)
-        # it trains on `device`; acting uses `actor`, ac itself or its CPU copy (refreshed)
-        placed = Placement(ac, resolve_device("a2c", device, n_workers))
-        actor = placed.actor
+        actor = run.place(ac, procs=n_workers)  # ac trains on `device`; actor: ac or a CPU copy
         logger.log("\nNumber of parameters: \t pi: %d, \t v: %d\n"
                    % (core.count_vars(ac.pi), core.count_vars(ac.v)))
 
         buf = A2CBuffer(env.observation_space.shape, env.action_space.shape, n_steps,
                         gamma, lam)
 
-        buf.source = env_label("a2c", env)
+        buf.source = run.label
         # One Adam for theta and psi together (the combined loss of compute_loss).
         optimizer = torch.optim.Adam(ac.parameters(), lr=lr)
         rollouts_per_epoch = local_steps // n_steps
         total_updates = epochs * rollouts_per_epoch
         logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
 
-        # ---- Checkpoint (written after each epoch's row; resume=True reads it) ----
-        run_dir = logger.output_dir or logger_kwargs.get("output_dir")
-        ckpt = Checkpoint("a2c", logger, env=env, placed=placed,
-                          nets=dict(ac=ac, optimizer=optimizer))
+        # what each epoch's checkpoint holds (a resume, resume=True, reads it back)
+        run.keep(logger, ac=ac, optimizer=optimizer)
 
         # ---- Losses: compute_loss above [A2C line 12] ----
 
@@ -302,7 +292,7 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         def update(n_done):
             """One synchronous step on this worker's rollout   [A2C lines 3-7]; ``n_done``
             updates came before it (for the learning-rate schedule, [A2C line 5])."""
-            data = placed.batch(buf.get())
+            data = run.batch(buf.get())
             if anneal_lr:
                 lr_now = lr * (1 - n_done / total_updates)
                 for group in optimizer.param_groups:
@@ -322,13 +312,9 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         env.action_space.seed(seed)
         ep_ret, ep_len = 0, 0
         is_box = type(env.action_space).__name__ == "Box"
-        n_updates = 0
-        first_epoch = 0
-        if logger.resuming:
-            saved = load_checkpoint(run_dir)
-            first_epoch, start_time, (obs, ep_ret, ep_len) = ckpt.restore(saved)
-            n_updates = saved["n_updates"]  # the lr schedule's position
-            buf.adv_buf = buf.adv_buf.astype(saved["adv_dtype"])
+        first_epoch, start_time, (obs, ep_ret, ep_len) = run.resume(0, start_time,
+                                                                    (obs, ep_ret, ep_len))
+        n_updates = run.saved.get("n_updates", 0)  # the lr schedule's position
 
         for epoch in range(first_epoch, epochs):
             for _ in range(rollouts_per_epoch):  # [A2C line 2] one iteration k
@@ -338,8 +324,7 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     try:
                         a, v, _ = actor.step(torch.as_tensor(obs, dtype=torch.float32))
                     except ValueError as e:  # NaN/inf policy output: bad observation, else the net
-                        check_finite_obs(obs, buf, t)
-                        raise ValueError(f"a2c: epoch {epoch}, step {t}: {e}") from e
+                        raise acting_error(e, obs, buf, t, f"a2c: epoch {epoch}, step {t}") from e
                     env_a = (np.clip(a, env.action_space.low, env.action_space.high)
                              if is_box else a)
                     next_obs, r, terminated, truncated, _ = env.step(env_a)
@@ -365,7 +350,7 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                         ep_ret, ep_len = 0, 0
                 logger.store(VVals=buf.val_buf.copy())  # the rollout's V(s_t), logged once
                 update(n_updates)  # [A2C lines 3-7]
-                placed.refresh()
+                run.refresh()
                 n_updates += 1
 
             # [A2C line 8] model.pt replaced every epoch; model{epoch}.pt every save_freq epochs
@@ -382,10 +367,6 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             logger.log_tabular("LR", optimizer.param_groups[0]["lr"])
             logger.log_tabular("Time", time.time() - start_time)
             logger.dump_tabular()
-            if run_dir is not None:
-                save_checkpoint(run_dir, ckpt.state(epoch + 1, start_time, (obs, ep_ret, ep_len),
-                                                    n_updates=n_updates,
-                                                    adv_dtype=str(buf.adv_buf.dtype)))
-        env.close()
+            run.save(epoch + 1, start_time, (obs, ep_ret, ep_len), n_updates=n_updates)
     return ac
 

@@ -64,13 +64,8 @@ import torch
 
 import spinup.algos.a3c.core as core
 from spinup.algos.a3c.workers import EpisodeDone, UpdateDone, WorkerPool
-from spinup.machinery.arg_checks import (BASIC_RULES, boolean, check_args, nonneg, optional,
-                                     positive, single_process, unit_interval)
-from spinup.machinery.env_checks import (DISCRETE, FLAT_BOX, check_finite_obs,
-                                     check_finite_path, env_label, make_env, report_env_step_error)
-from spinup.machinery.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
+from spinup.machinery.door import Run, acting_error, check_finite_path, env_label
 from spinup.utils.logx import EpochLogger
-from spinup.utils.torch_tools import RUN_THREADS, torch_threads
 
 
 class A3CBuffer:
@@ -145,7 +140,6 @@ def env_action(a, action_space):
     return a
 
 
-@report_env_step_error("a3c")
 def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=10000, epochs=50, num_workers=None, n_steps=20, gamma=0.99, lam=1.0,
         lr=1e-3, anneal_lr=True, ent_coef=0.01, vf_coef=0.5, max_grad_norm=0.5,
@@ -239,10 +233,12 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     config = dict(locals())
 
     # ---- Setup: check everything before anything is written ----
-    check_args("a3c", a3c, config)
+    # The door checks the arguments and the env (the test env; each worker makes its own),
+    # fixes the torch threads and keeps checkpoints.
+    run = Run(a3c, config, record=False)
     if num_workers is None:
         num_workers = os.cpu_count() or 1
-    test_env = make_env("a3c", env_fn, **SPACES)
+    test_env = run.env
 
     logger = EpochLogger(**logger_kwargs)
     logger.save_config(config)
@@ -261,12 +257,11 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                % (core.count_vars(ac.pi), core.count_vars(ac.v)))
     logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
 
-    # ---- Checkpoint (written after each epoch's row; resume=True reads it) ----
-    # The shared model and optimizer state, the counter T and the main process's
-    # generators and test env. The workers' episodes are not saved: a resumed run's
+    # What each epoch's checkpoint holds (a resume, resume=True, reads it back): the shared
+    # model, the main process's generators and test env, and (saved with it) the optimizer
+    # state and the counter T. The workers' episodes are not saved: a resumed run's
     # workers start new episodes (A3C's asynchrony makes no two runs equal anyway).
-    run_dir = logger.output_dir or logger_kwargs.get("output_dir")
-    ckpt = Checkpoint("a3c", logger, nets=dict(ac=ac), test_env=test_env)
+    run.keep(logger, env=False, test_env=test_env, ac=ac)
 
     def lr_at(steps):
         """Learning rate when the global counter is ``steps``."""
@@ -308,8 +303,7 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 try:
                     a, v, _ = local_ac.step(torch.as_tensor(o, dtype=torch.float32))
                 except ValueError as e:  # NaN/inf policy output: bad observation, else the net
-                    check_finite_obs(o, buf, buf.n)
-                    raise ValueError(f"a3c: worker {wid}, step {T_read}: {e}") from e
+                    raise acting_error(e, o, buf, buf.n, f"a3c: worker {wid}, step {T_read}") from e
                 o2, r, terminated, truncated, _ = env.step(env_action(a, env.action_space))
                 buf.store(o, a, r, v)
                 o, ep_ret, ep_len = o2, ep_ret + r, ep_len + 1
@@ -359,8 +353,8 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     test_ac = copy.deepcopy(ac)
     updates_file = None
     if logger.output_dir:
-        updates_file = open(os.path.join(logger.output_dir, "updates.txt"),
-                            "a" if logger.resuming else "w")
+        path = os.path.join(logger.output_dir, "updates.txt")
+        updates_file = open(path, "a" if logger.resuming else "w")
         if not logger.resuming:
             updates_file.write("Worker\tTime\tT\tStaleness\n")
 
@@ -403,19 +397,18 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         logger.dump_tabular()
 
     start_time = time.time()
-    first_epoch = 0
-    if logger.resuming:   # ac's state is copied into the shared parameters
-        saved = load_checkpoint(run_dir)
-        first_epoch, start_time, _ = ckpt.restore(saved)
+    first_epoch, start_time, _ = run.resume(0, start_time)
+    if run.saved:   # ac's state is copied into the shared parameters
         shared = [p for group in optimizer.param_groups for p in group["params"]]
         for i, p in enumerate(shared):  # in place: the tensors stay in shared memory
-            for key, value in saved["optimizer"]["state"][i].items():
+            for key, value in run.saved["optimizer"]["state"][i].items():
                 optimizer.state[p][key].copy_(value)
-        T.value = saved["T"]
+        T.value = run.saved["T"]
     epoch = first_epoch
     try:
-        # One torch thread here (small nets; the cores are for the workers). [A3C line 2]
-        with torch_threads(RUN_THREADS), pool.running(worker, (ac, optimizer, T)):
+        # One torch thread here (small nets; the cores are for the workers); the test env
+        # is closed at the end.   [A3C line 2]
+        with run, pool.running(worker, (ac, optimizer, T)):
             try:
                 for epoch in range(first_epoch, epochs):
                     # Wait while the workers update theta; record messages [A3C lines 3-4]
@@ -431,9 +424,7 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     # model.pt replaced every epoch; model{epoch}.pt every save_freq
                     logger.save_epoch_state({"env": test_env}, epoch, save_freq)
                     log_epoch(epoch, steps_now)
-                    if run_dir is not None:
-                        save_checkpoint(run_dir, ckpt.state(epoch + 1, start_time, T=int(T.value),
-                                                            optimizer=optimizer.state_dict()))
+                    run.save(epoch + 1, start_time, T=T.value, optimizer=optimizer.state_dict())
                     if updates_file:
                         updates_file.flush()
                 # Each worker stops by itself once T >= T_max   [A3C line 8]
@@ -448,6 +439,5 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     finally:
         if updates_file:
             updates_file.close()
-        test_env.close()
     return ac
 

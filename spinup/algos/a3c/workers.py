@@ -39,7 +39,7 @@ from typing import NamedTuple
 import torch
 import torch.multiprocessing as mp
 
-from spinup.utils.torch_tools import RUN_THREADS
+from spinup.machinery.door import RUN_THREADS
 
 
 # ---- Messages from a worker to the main process ----

@@ -47,7 +47,6 @@ The code below marks where each step happens with ``[DDPG line N]``.
 """
 import math
 import time
-from contextlib import closing
 from copy import deepcopy
 
 import numpy as np
@@ -55,14 +54,9 @@ import torch
 
 import spinup.algos.ddpg.core as core
 from spinup.utils import torch_tools
-from spinup.machinery.arg_checks import (BASIC_RULES, check_args, nonneg, positive,
-                                     single_process, unit_interval)
-from spinup.machinery.env_checks import (BOUNDED_BOX, FLAT_BOX, check_finite_reward, check_finite_rows,
-                                     env_label, make_env, report_env_step_error)
-from spinup.machinery.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
+from spinup.machinery.door import Run, check_finite_reward, check_finite_rows
 from spinup.utils.logx import EpochLogger
-from spinup.machinery.update_graph import UpdateRound
-from spinup.utils.torch_tools import RUN_THREADS, polyak_update, torch_threads
+from spinup.utils.torch_tools import polyak_update
 
 # The optimizer factory: Adam, fused where this torch supports it on the CPU. One
 # module-level name, so that a test can swap in a recording optimizer.
@@ -119,7 +113,6 @@ class ReplayBuffer:
         return {name: torch.from_numpy(value) for name, value in batch.items()}
 
 
-@report_env_step_error("ddpg")
 def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
          steps_per_epoch=4000, epochs=100, replay_size=int(1e6), gamma=0.99,
          polyak=0.995, pi_lr=1e-3, q_lr=1e-3, batch_size=100, start_steps=10000,
@@ -210,142 +203,134 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     config = dict(locals())   # before any other name exists: config.json = the arguments
 
     # ---- Setup: checks first, nothing is written before they pass ----
-    check_args("ddpg", ddpg, config)
-    env = make_env("ddpg", env_fn, **SPACES)
-    # A Box2D world cannot be saved: record the episode so a resume can replay it.
-    env = recorded(env)
-    test_env = env_fn()
+    # The door checks the arguments and the env and makes the test env; it also fixes the
+    # torch threads, places the networks and keeps the checkpoints.
+    run = Run(ddpg, config, test_env=True)
+    env, test_env = run.env, run.test_env
 
-    logger = EpochLogger(**logger_kwargs)
-    logger.save_config(config)
+    # Small networks and batches of 100 run fastest on one thread; the caller's setting
+    # comes back, and the environments are closed, when training ends or fails.
+    with run:
+        logger = EpochLogger(**logger_kwargs)
+        logger.save_config(config)
 
-    torch.manual_seed(seed)
-    np.random.seed(seed)
+        torch.manual_seed(seed)
+        np.random.seed(seed)
 
-    act_space = env.action_space
-    act_dim = act_space.shape[0]
-    # A policy action a in [-1, 1]^n goes to the env as act_bias + act_scale * a.
-    # (the same float32 numbers as the default actor-critic's act_scale/act_bias)
-    low, high = act_space.low, act_space.high
-    low64, high64 = low.astype(np.float64), high.astype(np.float64)
-    act_scale = ((high64 - low64) / 2).astype(np.float32)
-    act_bias = ((high64 + low64) / 2).astype(np.float32)
+        act_space = env.action_space
+        act_dim = act_space.shape[0]
+        # A policy action a in [-1, 1]^n goes to the env as act_bias + act_scale * a.
+        # (the same float32 numbers as the default actor-critic's act_scale/act_bias)
+        low, high = act_space.low, act_space.high
+        low64, high64 = low.astype(np.float64), high.astype(np.float64)
+        act_scale = ((high64 - low64) / 2).astype(np.float32)
+        act_bias = ((high64 + low64) / 2).astype(np.float32)
 
-    # [DDPG line 1] actor-critic and an empty replay buffer
-    ac = actor_critic(env.observation_space, act_space, **ac_kwargs)
-    # it trains on `device`; acting uses `actor`, ac itself or its CPU copy (refreshed)
-    placed = torch_tools.Placement(ac, torch_tools.resolve_device("ddpg", device))
-    actor = placed.actor
-    replay_buffer = ReplayBuffer(obs_dim=env.observation_space.shape, act_dim=act_dim,
-                                 size=replay_size)
-    replay_buffer.source = env_label("ddpg", env)
-    # [DDPG line 2] targets start as copies; only polyak_update changes them
-    ac_targ = deepcopy(ac)
-    ac_targ.requires_grad_(False)
+        # [DDPG line 1] actor-critic and an empty replay buffer
+        ac = actor_critic(env.observation_space, act_space, **ac_kwargs)
+        actor = run.place(ac)  # ac trains on `device`; actor is ac, or its CPU copy
+        replay_buffer = ReplayBuffer(obs_dim=env.observation_space.shape, act_dim=act_dim,
+                                     size=replay_size)
+        replay_buffer.source = run.label
+        # [DDPG line 2] targets start as copies; only polyak_update changes them
+        ac_targ = deepcopy(ac)
+        ac_targ.requires_grad_(False)
 
-    # A list, not a generator: it is walked twice per update to freeze and thaw Q.
-    q_params = list(ac.q.parameters())
-    pi_optimizer = Adam(ac.pi.parameters(), lr=pi_lr)
-    q_optimizer = Adam(q_params, lr=q_lr)
-    logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
+        # A list, not a generator: it is walked twice per update to freeze and thaw Q.
+        q_params = list(ac.q.parameters())
+        pi_optimizer = Adam(ac.pi.parameters(), lr=pi_lr)
+        q_optimizer = Adam(q_params, lr=q_lr)
+        logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
 
-    # ---- Checkpoint (written after each epoch's row; resume=True reads it) ----
-    run_dir = logger.output_dir or logger_kwargs.get("output_dir")
-    ckpt = Checkpoint("ddpg", logger, env=env, placed=placed,
-                      nets=dict(ac=ac, ac_targ=ac_targ, pi_optimizer=pi_optimizer,
-                                q_optimizer=q_optimizer),
-                      replay=replay_buffer, test_env=test_env)
-    logger.log(f"\nNumber of parameters: \t pi: {core.count_vars(ac.pi)}, "
-               f"\t q: {core.count_vars(ac.q)}\n")
+        # what each epoch's checkpoint holds (a resume, resume=True, reads it back)
+        run.keep(logger, replay=replay_buffer, ac=ac, ac_targ=ac_targ,
+                 pi_optimizer=pi_optimizer, q_optimizer=q_optimizer)
+        logger.log(f"\nNumber of parameters: \t pi: {core.count_vars(ac.pi)}, "
+                   f"\t q: {core.count_vars(ac.q)}\n")
 
-    # ---- Losses ----
-    def compute_loss_q(data):
-        """Mean squared Bellman error of ``Q`` [DDPG line 12] [DDPG line 13]."""
-        obs, act, rew = data["obs"], data["act"], data["rew"]
-        next_obs, done = data["obs2"], data["done"]
-        q_sa = ac.q(obs, act)
-        with torch.no_grad():   # the target y is a constant for this step
-            q_next = ac_targ.q(next_obs, ac_targ.pi(next_obs))
-            y = rew + gamma * (1 - done) * q_next   # [DDPG line 12]
-        loss = (q_sa - y).pow(2).mean()
-        return loss, dict(QVals=q_sa.detach())
+        # ---- Losses ----
+        def compute_loss_q(data):
+            """Mean squared Bellman error of ``Q`` [DDPG line 12] [DDPG line 13]."""
+            obs, act, rew = data["obs"], data["act"], data["rew"]
+            next_obs, done = data["obs2"], data["done"]
+            q_sa = ac.q(obs, act)
+            with torch.no_grad():   # the target y is a constant for this step
+                q_next = ac_targ.q(next_obs, ac_targ.pi(next_obs))
+                y = rew + gamma * (1 - done) * q_next   # [DDPG line 12]
+            loss = (q_sa - y).pow(2).mean()
+            return loss, dict(QVals=q_sa.detach())
 
-    def compute_loss_pi(data):
-        """``-mean Q(s, mu(s))``: its gradient is minus the deterministic policy
-        gradient (Silver et al. 2014, Theorem 1) [DDPG line 14]."""
-        obs = data["obs"]
-        return -ac.q(obs, ac.pi(obs)).mean()
+        def compute_loss_pi(data):
+            """``-mean Q(s, mu(s))``: its gradient is minus the deterministic policy
+            gradient (Silver et al. 2014, Theorem 1) [DDPG line 14]."""
+            obs = data["obs"]
+            return -ac.q(obs, ac.pi(obs)).mean()
 
-    # ---- Update ----
-    def update(data):
-        """One gradient step on Q, one on the policy, one target update; returns the
-        values to log, as tensors."""
-        q_optimizer.zero_grad()
-        loss_q, q_info = compute_loss_q(data)
-        loss_q.backward()
-        q_optimizer.step()                      # [DDPG line 13]
+        # ---- Update ----
+        def update(data):
+            """One gradient step on Q, one on the policy, one target update; returns the
+            values to log, as tensors."""
+            q_optimizer.zero_grad()
+            loss_q, q_info = compute_loss_q(data)
+            loss_q.backward()
+            q_optimizer.step()                      # [DDPG line 13]
 
-        # Q is held fixed in the policy step: no gradient is computed for it.
-        for p in q_params:
-            p.requires_grad_(False)
-        pi_optimizer.zero_grad()
-        loss_pi = compute_loss_pi(data)
-        loss_pi.backward()
-        pi_optimizer.step()                     # [DDPG line 14]
-        for p in q_params:
-            p.requires_grad_(True)
+            # Q is held fixed in the policy step: no gradient is computed for it.
+            for p in q_params:
+                p.requires_grad_(False)
+            pi_optimizer.zero_grad()
+            loss_pi = compute_loss_pi(data)
+            loss_pi.backward()
+            pi_optimizer.step()                     # [DDPG line 14]
+            for p in q_params:
+                p.requires_grad_(True)
 
-        polyak_update(ac, ac_targ, polyak)      # [DDPG line 15]
-        return dict(LossQ=loss_q.detach(), LossPi=loss_pi.detach(), **q_info)
+            polyak_update(ac, ac_targ, polyak)      # [DDPG line 15]
+            return dict(LossQ=loss_q.detach(), LossPi=loss_pi.detach(), **q_info)
 
-    # [DDPG line 11] update_every steps per round, each on a new batch; on a GPU the
-    # buffer is copied there and the round may be replayed as one CUDA graph
-    update_round = UpdateRound("ddpg", update, replay_buffer, batch_size, update_every,
-                               placed.device, cuda_graph, log=logger.log)
+        # On a GPU, the round of update_every updates of [DDPG lines 10-15]: the buffer is
+        # copied there and the round may be replayed as one CUDA graph. None on the CPU,
+        # where the main loop runs the updates one by one.
+        update_round = run.update_round(update, replay_buffer, batch_size, update_every,
+                                        cuda_graph, log=logger.log)
 
-    # ---- Acting (training and test episodes alike) ----
-    def policy_action(obs, explore):
-        """``clip(mu(s) + eps, -1, 1)`` in policy units, ``eps ~ N(0, act_noise^2)``
-        when exploring and 0 in test episodes [DDPG line 4]."""
-        with torch.no_grad():
-            a = actor.pi(torch.as_tensor(obs, dtype=torch.float32)).numpy()
-        if explore:
-            a += act_noise * np.random.randn(act_dim).astype(np.float32)
-        # (np.minimum/np.maximum: the same result as np.clip, a fraction of its overhead)
-        return np.minimum(np.maximum(a, -1.0), 1.0)
+        # ---- Acting (training and test episodes alike) ----
+        def policy_action(obs, explore):
+            """``clip(mu(s) + eps, -1, 1)`` in policy units, ``eps ~ N(0, act_noise^2)``
+            when exploring and 0 in test episodes [DDPG line 4]."""
+            with torch.no_grad():
+                a = actor.pi(torch.as_tensor(obs, dtype=torch.float32)).numpy()
+            if explore:
+                a += act_noise * np.random.randn(act_dim).astype(np.float32)
+            # (np.minimum/np.maximum: the same result as np.clip, a fraction of its overhead)
+            return np.minimum(np.maximum(a, -1.0), 1.0)
 
-    def to_env(a):
-        """Policy units ``[-1, 1]`` -> the env's ``[low, high]`` (clipped there too:
-        float32 rounding can land a hair outside the box)."""
-        return np.minimum(np.maximum(act_bias + act_scale * a, low), high)
+        def to_env(a):
+            """Policy units ``[-1, 1]`` -> the env's ``[low, high]`` (clipped there too:
+            float32 rounding can land a hair outside the box)."""
+            return np.minimum(np.maximum(act_bias + act_scale * a, low), high)
 
-    def run_test_episodes():
-        for _ in range(num_test_episodes):
-            obs, _ = test_env.reset()
-            ep_ret, ep_len, over = 0.0, 0, False
-            while not over:
-                obs, rew, terminated, truncated, _ = test_env.step(
-                    to_env(policy_action(obs, explore=False)))
-                ep_ret += rew
-                ep_len += 1
-                over = terminated or truncated or ep_len == max_ep_len
-            logger.store(TestEpRet=ep_ret, TestEpLen=ep_len)
+        def run_test_episodes():
+            for _ in range(num_test_episodes):
+                obs, _ = test_env.reset()
+                ep_ret, ep_len, over = 0.0, 0, False
+                while not over:
+                    obs, rew, terminated, truncated, _ = test_env.step(
+                        to_env(policy_action(obs, explore=False)))
+                    ep_ret += rew
+                    ep_len += 1
+                    over = terminated or truncated or ep_len == max_ep_len
+                logger.store(TestEpRet=ep_ret, TestEpLen=ep_len)
 
-    # ---- Main loop ----
-    start_time = time.time()
-    obs, _ = env.reset(seed=seed)
-    env.action_space.seed(seed)
-    test_env.reset(seed=seed + 1)
-    test_env.action_space.seed(seed + 1)
-    ep_ret, ep_len = 0.0, 0
-
-    # Small networks and batches of 100 run fastest on one thread; torch_threads
-    # puts the caller's setting back, and the environments are closed, when
-    # training ends or fails.
-    with torch_threads(RUN_THREADS), closing(env), closing(test_env):
-        epochs_done = 0
-        if logger.resuming:
-            epochs_done, start_time, (obs, ep_ret, ep_len) = ckpt.restore(load_checkpoint(run_dir))
+        # ---- Main loop ----
+        start_time = time.time()
+        obs, _ = env.reset(seed=seed)
+        env.action_space.seed(seed)
+        test_env.reset(seed=seed + 1)
+        test_env.action_space.seed(seed + 1)
+        ep_ret, ep_len = 0.0, 0
+        epochs_done, start_time, (obs, ep_ret, ep_len) = run.resume(0, start_time,
+                                                                    (obs, ep_ret, ep_len))
         for epoch in range(epochs_done + 1, epochs + 1):  # [DDPG line 3]
             for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
                 # [DDPG line 4] uniform actions first, then the noisy policy
@@ -367,10 +352,15 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     obs, _ = env.reset()
                     ep_ret, ep_len = 0.0, 0
 
-                # [DDPG line 9] [DDPG line 10] update_every gradient steps every update_every env steps
+                # [DDPG line 9] [DDPG line 10] update_every gradient steps every update_every
+                # env steps
                 if t >= update_after and t % update_every == 0:
-                    logger.store(**update_round())   # [DDPG line 11]
-                    placed.refresh()
+                    if update_round is not None:   # a GPU: the round replayed as one CUDA graph
+                        logger.store(**update_round())
+                    else:
+                        for _ in range(update_every):   # [DDPG line 11] a new batch each time
+                            logger.store(**update(replay_buffer.sample_batch(batch_size)))
+                    run.refresh()
 
             # ---- End of epoch: save, test, log ---- [DDPG line 16]
             # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
@@ -387,7 +377,6 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             logger.log_tabular("LossQ", average_only=True)
             logger.log_tabular("Time", time.time() - start_time)
             logger.dump_tabular()
-            if run_dir is not None:
-                save_checkpoint(run_dir, ckpt.state(epoch, start_time, (obs, ep_ret, ep_len)))
+            run.save(epoch, start_time, (obs, ep_ret, ep_len))
     return ac
 

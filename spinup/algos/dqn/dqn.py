@@ -57,7 +57,6 @@ Lines of code that carry out a step of this pseudocode are tagged ``[DQN line N]
 """
 import math
 import time
-from contextlib import closing
 from copy import deepcopy
 
 import numpy as np
@@ -65,15 +64,10 @@ import torch
 import torch.nn.functional as F
 
 import spinup.algos.dqn.core as core
+from spinup.machinery.door import Run, check_finite_reward, check_finite_rows
 from spinup.utils import torch_tools
-from spinup.machinery.arg_checks import (BASIC_RULES, boolean, check_args, in_range, optional,
-                                     positive, single_process, unit_interval)
-from spinup.machinery.env_checks import (DISCRETE, FLAT_BOX, check_finite_reward, check_finite_rows,
-                                     env_label, make_env, report_env_step_error)
-from spinup.machinery.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
 from spinup.utils.logx import EpochLogger
-from spinup.utils.torch_tools import RUN_THREADS, polyak_update, set_lr, torch_threads
-from spinup.machinery.update_graph import CapturedCall
+from spinup.utils.torch_tools import polyak_update, set_lr
 
 # Adam, fused into one kernel per step where this torch supports that on the CPU
 # (2.4 and newer), the plain one elsewhere. A module attribute, so tests can spy on it.
@@ -223,7 +217,6 @@ def q_target(q_net, q_targ, data, double=False):
     return data["ret"] + data["disc"] * (1 - data["done"]) * q_next
 
 
-@report_env_step_error("dqn")
 def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=25, replay_size=int(1e5), gamma=0.99, lr=1e-3,
         batch_size=64, start_steps=1000, update_after=1000, update_every=2,
@@ -325,11 +318,10 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
     config = dict(locals())
 
     # ---- Setup: arguments and spaces first, then the logger ----
-    check_args("dqn", dqn, config)
-    env = make_env("dqn", env_fn, **SPACES)
-    # A Box2D world cannot be saved: record the episode so a resume can replay it.
-    env = recorded(env)
-    test_env = env_fn()
+    # The door checks the arguments and the env before anything is written and makes the
+    # test env; it also places the network, fixes the torch threads and keeps checkpoints.
+    run = Run(dqn, config, test_env=True)
+    env, test_env = run.env, run.test_env  # env records its episode, for a resume
 
     logger = EpochLogger(**logger_kwargs)
     logger.save_config(config)
@@ -341,9 +333,7 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
     if dueling:
         ac_kwargs = dict(ac_kwargs, dueling=True)
     q_net = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
-    # it trains on `device`; acting uses `actor`, q_net itself or its CPU copy (refreshed)
-    placed = torch_tools.Placement(q_net, torch_tools.resolve_device("dqn", device))
-    actor = placed.actor
+    actor = run.place(q_net)  # q_net trains on `device`; actor is q_net, or its CPU copy
     q_targ = deepcopy(q_net)
     q_targ.requires_grad_(False)
     logger.log("\nNumber of parameters: \t q: %d\n" % core.count_vars(q_net))
@@ -353,19 +343,16 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
                                          per_alpha, per_eps)
     else:
         replay = ReplayBuffer(obs_shape, replay_size, gamma, n_step)
-    replay.source = env_label("dqn", env)
+    replay.source = run.label
 
     optimizer = Adam(q_net.parameters(), lr=lr)
     logger.setup_pytorch_saver(q_net, ac_kwargs=ac_kwargs)
     total_steps = steps_per_epoch * epochs
 
-    # ---- Checkpoint (written after each epoch's row; resume=True reads it) ----
-    # The epsilon, beta and learning-rate schedules are functions of the step t, so
+    # What each epoch's checkpoint holds (a resume, resume=True, reads it back). The
+    # epsilon, beta and learning-rate schedules are functions of the step t, so
     # restoring the epoch restores their positions (the lr also sits in optimizer).
-    run_dir = logger.output_dir or logger_kwargs.get("output_dir")
-    ckpt = Checkpoint("dqn", logger, env=env, placed=placed,
-                      nets=dict(q_net=q_net, q_targ=q_targ, optimizer=optimizer),
-                      replay=replay, test_env=test_env)
+    run.keep(logger, replay=replay, q_net=q_net, q_targ=q_targ, optimizer=optimizer)
 
     # ---- Losses ----
     def compute_loss_q(data):
@@ -399,7 +386,7 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
         return dict(loss=loss.detach(), q=q, td_error=td_error)
 
     # on a GPU: the batch is copied into fixed tensors there and the step replayed
-    step_call = CapturedCall("dqn", gradient_step, placed.device, cuda_graph, logger.log)
+    step_call = run.captured(gradient_step, cuda_graph, logger.log)
 
     def update(t):
         """One gradient step at env step ``t`` ([DQN line 8] to [DQN line 13])."""
@@ -448,17 +435,16 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
     ep_ret, ep_len = 0.0, 0
 
     # Small networks, batches of 64: one thread is fastest (2000 steps took 15 s with
-    # one, 286 s with two, on a busy 2-core machine) and reproducible. torch_threads
-    # puts the caller's setting back, and the environments are closed, when training
-    # ends or fails.
-    with torch_threads(RUN_THREADS), closing(env), closing(test_env):
-        epochs_done = 0
-        if logger.resuming:
-            epochs_done, start_time, (o, ep_ret, ep_len) = ckpt.restore(load_checkpoint(run_dir))
-            if ep_len == 0 and replay.size > 0:
-                # A new episode starts here (the env could not be restored exactly): mark the
-                # last stored transition as an episode end, so no n-step return spans both.
-                replay.end_buf[(replay.ptr - 1) % replay.max_size] = True
+    # one, 286 s with two, on a busy 2-core machine) and reproducible. The door puts the
+    # caller's setting back, and closes the environments, when training ends or fails.
+    with run:
+        epochs_done, start_time, (o, ep_ret, ep_len) = run.resume(0, start_time,
+                                                                  (o, ep_ret, ep_len))
+        if ep_len == 0 and replay.size > 0:
+            # A resume starts a new episode here (the env could not be restored exactly):
+            # mark the last stored transition as an episode end, so no n-step return spans
+            # both. (A fresh run's buffer is still empty.)
+            replay.end_buf[(replay.ptr - 1) % replay.max_size] = True
         for epoch in range(epochs_done + 1, epochs + 1):  # [DQN line 3]
             for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
                 # [DQN line 4] only uniform actions during the first start_steps steps
@@ -482,7 +468,7 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
                 # [DQN line 7]
                 if t >= update_after and t % update_every == 0:
                     update(t)
-                    placed.refresh()
+                    run.refresh()
 
                 # [DQN line 14] hard form: a copy is a polyak step with polyak = 0
                 if polyak is None and (t + 1) % target_update_every == 0:
@@ -504,7 +490,6 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
             logger.log_tabular("LR", float(optimizer.param_groups[0]["lr"]))
             logger.log_tabular("Time", time.time() - start_time)
             logger.dump_tabular()
-            if run_dir is not None:
-                save_checkpoint(run_dir, ckpt.state(epoch, start_time, (o, ep_ret, ep_len)))
+            run.save(epoch, start_time, (o, ep_ret, ep_len))
     return q_net
 

@@ -58,22 +58,15 @@ Lines of code that carry out a step of this pseudocode are tagged ``[SAC line N]
 """
 import math
 import time
-from contextlib import closing
 from copy import deepcopy
 
 import numpy as np
 import torch
 
 import spinup.algos.sac.core as core
-from spinup.machinery.arg_checks import (BASIC_RULES, Rule, check_args, in_range, is_number, optional,
-                                     positive, single_process, unit_interval)
-from spinup.machinery.env_checks import (BOUNDED_BOX, FLAT_BOX, check_finite_reward, check_finite_rows,
-                                     env_label, make_env, report_env_step_error)
-from spinup.machinery.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
+from spinup.machinery.door import Run, check_finite_reward, check_finite_rows
 from spinup.utils.logx import EpochLogger
-from spinup.machinery.update_graph import UpdateRound
-from spinup.utils.torch_tools import (RUN_THREADS, Placement, adam, polyak_update, resolve_device,
-                                      torch_threads)
+from spinup.utils.torch_tools import adam, polyak_update
 
 # Adam, fused into one kernel per step where this torch supports that on the CPU
 # (2.4 and newer), the plain one elsewhere. A module attribute, so tests can spy on it.
@@ -131,7 +124,6 @@ class ReplayBuffer:
         return {key: torch.from_numpy(value) for key, value in batch.items()}
 
 
-@report_env_step_error("sac")
 def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=100, replay_size=int(1e6), gamma=0.99,
         polyak=0.995, lr=1e-3, alpha=0.2, batch_size=100, start_steps=10000,
@@ -226,177 +218,170 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     config = dict(locals())
 
     # ---- Setup: arguments and spaces first, then the logger ----
-    check_args("sac", sac, config)
+    # The door checks the arguments and the env before anything is written, and makes the
+    # test env; it also fixes the torch threads, places the networks and keeps checkpoints.
+    run = Run(sac, config, test_env=True)
+    env, test_env = run.env, run.test_env
     learn_alpha = alpha == "auto" or target_entropy is not None
-    env = make_env("sac", env_fn, **SPACES)
-    # A Box2D world cannot be saved: record the episode so a resume can replay it.
-    env = recorded(env)
-    test_env = env_fn()
     observation_space, action_space = env.observation_space, env.action_space
     (act_dim,) = action_space.shape
 
-    logger = EpochLogger(**logger_kwargs)
-    logger.save_config(config)
+    # Batches of ~100 through small MLPs: one thread is fastest (extra threads cost more
+    # in synchronisation than they save) and keeps a seed's numbers reproducible. The
+    # caller's setting comes back, and the environments are closed, when training ends
+    # or fails.
+    with run:
+        logger = EpochLogger(**logger_kwargs)
+        logger.save_config(config)
 
-    torch.manual_seed(seed)
-    np.random.seed(seed)
+        torch.manual_seed(seed)
+        np.random.seed(seed)
 
-    # [SAC line 1] actor-critic and an empty replay buffer; it trains on `device`, and
-    # acting uses `actor` (itself on the CPU, else a CPU copy refreshed after updates)
-    ac = actor_critic(observation_space, action_space, **ac_kwargs)
-    placed = Placement(ac, resolve_device("sac", device))
-    actor = placed.actor
-    # [SAC line 2] targets start as copies; only polyak_update moves them
-    ac_targ = deepcopy(ac)
-    ac_targ.requires_grad_(False)
-    replay_buffer = ReplayBuffer(observation_space.shape, act_dim, replay_size)
-    replay_buffer.source = env_label("sac", env)
-    n_params = [core.count_vars(net) for net in (ac.pi, ac.q1, ac.q2)]
-    logger.log("\nNumber of parameters: \t pi: %d, \t q1: %d, \t q2: %d\n" % tuple(n_params))
+        # [SAC line 1] actor-critic and an empty replay buffer; it trains on `device`, and
+        # acting uses `actor` (itself on the CPU, else a CPU copy refreshed after updates)
+        ac = actor_critic(observation_space, action_space, **ac_kwargs)
+        actor = run.place(ac)
+        # [SAC line 2] targets start as copies; only polyak_update moves them
+        ac_targ = deepcopy(ac)
+        ac_targ.requires_grad_(False)
+        replay_buffer = ReplayBuffer(observation_space.shape, act_dim, replay_size)
+        replay_buffer.source = run.label
+        n_params = [core.count_vars(net) for net in (ac.pi, ac.q1, ac.q2)]
+        logger.log("\nNumber of parameters: \t pi: %d, \t q1: %d, \t q2: %d\n" % tuple(n_params))
 
-    # [SAC line 2] Temperature: a constant, or exp(log_alpha) with log_alpha learned.
-    if learn_alpha:
-        if target_entropy is None:
-            target_entropy = -float(act_dim)
-        alpha_0 = 1.0 if alpha == "auto" else float(alpha)
-        log_alpha = torch.tensor(np.log(alpha_0), dtype=torch.float32, requires_grad=True,
-                                 device=placed.device)
-        alpha = log_alpha.detach().exp()   # a tensor, refilled after each alpha step
+        # [SAC line 2] Temperature: a constant, or exp(log_alpha) with log_alpha learned.
+        if learn_alpha:
+            if target_entropy is None:
+                target_entropy = -float(act_dim)
+            alpha_0 = 1.0 if alpha == "auto" else float(alpha)
+            log_alpha = torch.tensor(np.log(alpha_0), dtype=torch.float32, requires_grad=True,
+                                     device=run.device)
+            alpha = log_alpha.detach().exp()   # a tensor, refilled after each alpha step
 
-    # Both Q-functions share one optimizer; a list (not a one-shot iterator) also
-    # serves the freeze in update().
-    q_params = list(ac.q1.parameters()) + list(ac.q2.parameters())
-    pi_optimizer = Adam(ac.pi.parameters(), lr=lr)
-    q_optimizer = Adam(q_params, lr=lr)
-    # One scalar gains nothing from the fused kernel; the plain Adam also keeps the
-    # learned-alpha runs of earlier versions bit for bit.
-    alpha_optimizer = Adam([log_alpha], lr=lr, fused=False) if learn_alpha else None
+        # Both Q-functions share one optimizer; a list (not a one-shot iterator) also
+        # serves the freeze in update().
+        q_params = list(ac.q1.parameters()) + list(ac.q2.parameters())
+        pi_optimizer = Adam(ac.pi.parameters(), lr=lr)
+        q_optimizer = Adam(q_params, lr=lr)
+        # One scalar gains nothing from the fused kernel; the plain Adam also keeps the
+        # learned-alpha runs of earlier versions bit for bit.
+        alpha_optimizer = Adam([log_alpha], lr=lr, fused=False) if learn_alpha else None
 
-    logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
+        logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
 
-    # ---- Checkpoint (written after each epoch's row; resume=True reads it) ----
-    run_dir = logger.output_dir or logger_kwargs.get("output_dir")
-    ckpt = Checkpoint("sac", logger, env=env, placed=placed,
-                      nets=dict(ac=ac, ac_targ=ac_targ, pi_optimizer=pi_optimizer,
-                                q_optimizer=q_optimizer, alpha_optimizer=alpha_optimizer,
-                                log_alpha=log_alpha if learn_alpha else None),
-                      replay=replay_buffer, test_env=test_env)
+        # what each epoch's checkpoint holds (a resume, resume=True, reads it back)
+        run.keep(logger, replay=replay_buffer, ac=ac, ac_targ=ac_targ,
+                 pi_optimizer=pi_optimizer, q_optimizer=q_optimizer,
+                 alpha_optimizer=alpha_optimizer, log_alpha=log_alpha if learn_alpha else None)
 
-    # ---- Losses ----
-    def compute_loss_q(data):
-        """[SAC line 12] [SAC line 13] Squared error of both Q-functions against the target
-        ``y = r + gamma (1 - d) (min_j Q_targ,j(s', a') - alpha log pi(a'|s'))`` with
-        ``a' ~ pi(.|s')`` sampled now (Eq. 3 and 5 of arXiv:1812.05905, without the
-        factor 1/2 and with the clipped double-Q minimum)."""
-        obs, act, obs2 = data["obs"], data["act"], data["obs2"]
-        q1 = ac.q1(obs, act)
-        q2 = ac.q2(obs, act)
-        with torch.no_grad():
-            act2, logp_act2 = ac.pi(obs2)
-            q_next = torch.min(ac_targ.q1(obs2, act2), ac_targ.q2(obs2, act2))
-            soft_value = q_next - alpha * logp_act2
-            y = data["rew"] + gamma * (1 - data["done"]) * soft_value
-        loss = ((q1 - y) ** 2).mean() + ((q2 - y) ** 2).mean()
-        return loss, dict(Q1Vals=q1.detach(), Q2Vals=q2.detach())
+        # ---- Losses ----
+        def compute_loss_q(data):
+            """[SAC line 12] [SAC line 13] Squared error of both Q-functions against the
+            target ``y = r + gamma (1 - d) (min_j Q_targ,j(s', a') - alpha log pi(a'|s'))``
+            with ``a' ~ pi(.|s')`` sampled now (Eq. 3 and 5 of arXiv:1812.05905, without the
+            factor 1/2 and with the clipped double-Q minimum)."""
+            obs, act, obs2 = data["obs"], data["act"], data["obs2"]
+            q1 = ac.q1(obs, act)
+            q2 = ac.q2(obs, act)
+            with torch.no_grad():
+                act2, logp_act2 = ac.pi(obs2)
+                q_next = torch.min(ac_targ.q1(obs2, act2), ac_targ.q2(obs2, act2))
+                soft_value = q_next - alpha * logp_act2
+                y = data["rew"] + gamma * (1 - data["done"]) * soft_value
+            loss = ((q1 - y) ** 2).mean() + ((q2 - y) ** 2).mean()
+            return loss, dict(Q1Vals=q1.detach(), Q2Vals=q2.detach())
 
-    def compute_loss_pi(data):
-        """[SAC line 14] ``mean(alpha log pi(a|s) - min_j Q_j(s, a))`` over the batch,
-        ``a`` a reparameterised sample (Eq. 7 of arXiv:1812.05905; Eq. 12 of
-        arXiv:1801.01290). Also returns ``log pi``, detached, for the temperature."""
-        obs = data["obs"]
-        act, logp = ac.pi(obs)
-        q_min = torch.min(ac.q1(obs, act), ac.q2(obs, act))
-        return (alpha * logp - q_min).mean(), logp.detach()
+        def compute_loss_pi(data):
+            """[SAC line 14] ``mean(alpha log pi(a|s) - min_j Q_j(s, a))`` over the batch,
+            ``a`` a reparameterised sample (Eq. 7 of arXiv:1812.05905; Eq. 12 of
+            arXiv:1801.01290). Also returns ``log pi``, detached, for the temperature."""
+            obs = data["obs"]
+            act, logp = ac.pi(obs)
+            q_min = torch.min(ac.q1(obs, act), ac.q2(obs, act))
+            return (alpha * logp - q_min).mean(), logp.detach()
 
-    def compute_loss_alpha(logp):
-        """[SAC line 15] ``J(alpha) = mean(-alpha (log pi + H_target))``
-        as a function of ``log alpha`` (Eq. 18 of arXiv:1812.05905): alpha grows
-        while the entropy ``-log pi`` is below the target and shrinks above it."""
-        return -(log_alpha.exp() * (logp + target_entropy)).mean()
+        def compute_loss_alpha(logp):
+            """[SAC line 15] ``J(alpha) = mean(-alpha (log pi + H_target))``
+            as a function of ``log alpha`` (Eq. 18 of arXiv:1812.05905): alpha grows
+            while the entropy ``-log pi`` is below the target and shrinks above it."""
+            return -(log_alpha.exp() * (logp + target_entropy)).mean()
 
-    # ---- Update ----
-    def update(data):
-        """One gradient step on each loss, then the target networks; returns the values
-        to log as tensors (read once per round: no GPU wait inside an update)."""
-        # [SAC line 13]
-        q_optimizer.zero_grad()
-        loss_q, q_info = compute_loss_q(data)
-        loss_q.backward()
-        q_optimizer.step()
+        # ---- Update ----
+        def update(data):
+            """One gradient step on each loss, then the target networks; returns the values
+            to log as tensors (read once per round: no GPU wait inside an update)."""
+            # [SAC line 13]
+            q_optimizer.zero_grad()
+            loss_q, q_info = compute_loss_q(data)
+            loss_q.backward()
+            q_optimizer.step()
 
-        # [SAC line 14] the policy's loss reaches the Q-functions' parameters too;
-        # with them frozen its backward pass skips their gradients.
-        for p in q_params:
-            p.requires_grad = False
-        pi_optimizer.zero_grad()
-        loss_pi, logp = compute_loss_pi(data)
-        loss_pi.backward()
-        pi_optimizer.step()
-        for p in q_params:
-            p.requires_grad = True
+            # [SAC line 14] the policy's loss reaches the Q-functions' parameters too;
+            # with them frozen its backward pass skips their gradients.
+            for p in q_params:
+                p.requires_grad = False
+            pi_optimizer.zero_grad()
+            loss_pi, logp = compute_loss_pi(data)
+            loss_pi.backward()
+            pi_optimizer.step()
+            for p in q_params:
+                p.requires_grad = True
 
-        if learn_alpha:   # [SAC line 15]
-            alpha_optimizer.zero_grad()
-            compute_loss_alpha(logp).backward()
-            alpha_optimizer.step()
-            alpha.copy_(log_alpha.detach().exp())
+            if learn_alpha:   # [SAC line 15]
+                alpha_optimizer.zero_grad()
+                compute_loss_alpha(logp).backward()
+                alpha_optimizer.step()
+                alpha.copy_(log_alpha.detach().exp())
 
-        # [SAC line 16] SAC has no target policy: only the Q-functions have targets.
-        polyak_update(ac.q1, ac_targ.q1, polyak)
-        polyak_update(ac.q2, ac_targ.q2, polyak)
-        return dict(LossQ=loss_q.detach(), LossPi=loss_pi.detach(), LogPi=logp, **q_info)
+            # [SAC line 16] SAC has no target policy: only the Q-functions have targets.
+            polyak_update(ac.q1, ac_targ.q1, polyak)
+            polyak_update(ac.q2, ac_targ.q2, polyak)
+            return dict(LossQ=loss_q.detach(), LossPi=loss_pi.detach(), LogPi=logp, **q_info)
 
-    # [SAC line 11] update_every steps per round, each on a new batch; on a GPU the
-    # buffer is copied there and the round may be replayed as one CUDA graph
-    update_round = UpdateRound("sac", update, replay_buffer, batch_size, update_every,
-                               placed.device, cuda_graph, log=logger.log)
+        # On a GPU, the round of update_every updates of [SAC lines 10-16]: the buffer is
+        # copied there and the round may be replayed as one CUDA graph. None on the CPU,
+        # where the main loop runs the updates one by one.
+        update_round = run.update_round(update, replay_buffer, batch_size, update_every,
+                                        cuda_graph, log=logger.log)
 
-    # ---- Acting (training and test episodes alike) ----
-    act_scale, act_bias = actor.act_scale.numpy(), actor.act_bias.numpy()
-    low, high = action_space.low, action_space.high
+        # ---- Acting (training and test episodes alike) ----
+        act_scale, act_bias = actor.act_scale.numpy(), actor.act_bias.numpy()
+        low, high = action_space.low, action_space.high
 
-    def policy_action(o, deterministic=False):
-        """[SAC line 4] ``a ~ pi(.|s)`` (or ``tanh(mu)``) in policy units, numpy."""
-        with torch.no_grad():
-            a, _ = actor.pi(torch.as_tensor(o, dtype=torch.float32), deterministic, False)
-        return a.numpy()
+        def policy_action(o, deterministic=False):
+            """[SAC line 4] ``a ~ pi(.|s)`` (or ``tanh(mu)``) in policy units, numpy."""
+            with torch.no_grad():
+                a, _ = actor.pi(torch.as_tensor(o, dtype=torch.float32), deterministic, False)
+            return a.numpy()
 
-    def to_env(a):
-        """``[-1, 1]^act_dim`` -> ``[low, high]``: the map of ``ac.act``, then a clip
-        (np.minimum/np.maximum: np.clip's result at a fraction of its overhead)."""
-        return np.minimum(np.maximum(act_bias + act_scale * a, low), high)
+        def to_env(a):
+            """``[-1, 1]^act_dim`` -> ``[low, high]``: the map of ``ac.act``, then a clip
+            (np.minimum/np.maximum: np.clip's result at a fraction of its overhead)."""
+            return np.minimum(np.maximum(act_bias + act_scale * a, low), high)
 
-    def run_test_episodes():
-        for _ in range(num_test_episodes):
-            o, _ = test_env.reset()
-            ep_ret, ep_len, ended = 0.0, 0, False
-            while not ended:
-                a = policy_action(o, deterministic=True)
-                o, r, terminated, truncated, _ = test_env.step(to_env(a))
-                ep_ret += r
-                ep_len += 1
-                ended = terminated or truncated or ep_len == max_ep_len
-            logger.store(TestEpRet=ep_ret, TestEpLen=ep_len)
+        def run_test_episodes():
+            for _ in range(num_test_episodes):
+                o, _ = test_env.reset()
+                ep_ret, ep_len, ended = 0.0, 0, False
+                while not ended:
+                    a = policy_action(o, deterministic=True)
+                    o, r, terminated, truncated, _ = test_env.step(to_env(a))
+                    ep_ret += r
+                    ep_len += 1
+                    ended = terminated or truncated or ep_len == max_ep_len
+                logger.store(TestEpRet=ep_ret, TestEpLen=ep_len)
 
-    # ---- Main loop ----
-    start_time = time.time()
-    o, _ = env.reset(seed=seed)
-    env.action_space.seed(seed)
-    test_env.reset(seed=seed + 1)
-    test_env.action_space.seed(seed + 1)
-    ep_ret, ep_len = 0.0, 0
-
-    # Batches of ~100 through small MLPs: one thread is fastest (extra threads cost
-    # more in synchronisation than they save) and keeps a seed's numbers reproducible.
-    # torch_threads puts the caller's setting back, and the environments are closed,
-    # when training ends or fails.
-    with torch_threads(RUN_THREADS), closing(env), closing(test_env):
-        epochs_done = 0
-        if logger.resuming:
-            saved = load_checkpoint(run_dir)
-            epochs_done, start_time, (o, ep_ret, ep_len) = ckpt.restore(saved)
-            if learn_alpha:
-                alpha.fill_(saved["alpha"])
+        # ---- Main loop ----
+        start_time = time.time()
+        o, _ = env.reset(seed=seed)
+        env.action_space.seed(seed)
+        test_env.reset(seed=seed + 1)
+        test_env.action_space.seed(seed + 1)
+        ep_ret, ep_len = 0.0, 0
+        epochs_done, start_time, (o, ep_ret, ep_len) = run.resume(0, start_time,
+                                                                  (o, ep_ret, ep_len))
+        if learn_alpha and run.saved:
+            alpha.fill_(run.saved["alpha"])
         for epoch in range(epochs_done + 1, epochs + 1):  # [SAC line 3]
             for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
                 # [SAC line 4] uniform over the box while t < start_steps, then the policy
@@ -420,8 +405,12 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
                 # [SAC line 9] [SAC line 10] every update_every steps, as many updates as steps
                 if t >= update_after and t % update_every == 0:
-                    logger.store(**update_round())   # [SAC line 11] update_every steps
-                    placed.refresh()
+                    if update_round is not None:   # a GPU: the round replayed as one CUDA graph
+                        logger.store(**update_round())
+                    else:
+                        for _ in range(update_every):   # [SAC line 11] a new batch each time
+                            logger.store(**update(replay_buffer.sample_batch(batch_size)))
+                    run.refresh()
 
             # ---- End of epoch: save, test, log ---- [SAC line 17]
             # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
@@ -441,8 +430,5 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             logger.log_tabular("Alpha", float(alpha))
             logger.log_tabular("Time", time.time() - start_time)
             logger.dump_tabular()
-            if run_dir is not None:
-                save_checkpoint(run_dir, ckpt.state(epoch, start_time, (o, ep_ret, ep_len),
-                                                    alpha=float(alpha)))
+            run.save(epoch, start_time, (o, ep_ret, ep_len), alpha=float(alpha))
     return ac
-

@@ -50,7 +50,6 @@ The code below marks where each step happens with ``[TD3 line N]``.
 """
 import math
 import time
-from contextlib import closing
 from copy import deepcopy
 
 import numpy as np
@@ -58,14 +57,9 @@ import torch
 
 import spinup.algos.td3.core as core
 from spinup.utils import torch_tools
-from spinup.machinery.arg_checks import (BASIC_RULES, check_args, nonneg, positive,
-                                     single_process, unit_interval)
-from spinup.machinery.env_checks import (BOUNDED_BOX, FLAT_BOX, check_finite_reward, check_finite_rows,
-                                     env_label, make_env, report_env_step_error)
-from spinup.machinery.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
+from spinup.machinery.door import Run, check_finite_reward, check_finite_rows
 from spinup.utils.logx import EpochLogger
-from spinup.machinery.update_graph import UpdateRound
-from spinup.utils.torch_tools import RUN_THREADS, polyak_update, torch_threads
+from spinup.utils.torch_tools import polyak_update
 
 # The optimizer factory: Adam, fused where this torch supports it on the CPU. One
 # module-level name, so that a test can swap in a recording optimizer.
@@ -122,7 +116,6 @@ class ReplayBuffer:
         return {name: torch.from_numpy(value) for name, value in batch.items()}
 
 
-@report_env_step_error("td3")
 def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=100, replay_size=int(1e6), gamma=0.99,
         polyak=0.995, pi_lr=1e-3, q_lr=1e-3, batch_size=100, start_steps=10000,
@@ -223,157 +216,147 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     config = dict(locals())   # before any other name exists: config.json = the arguments
 
     # ---- Setup: checks first, nothing is written before they pass ----
-    check_args("td3", td3, config)
-    env = make_env("td3", env_fn, **SPACES)
-    # A Box2D world cannot be saved: record the episode so a resume can replay it.
-    env = recorded(env)
-    test_env = env_fn()
+    # The door checks the arguments and the env and makes the test env; it also fixes the
+    # torch threads, places the networks and keeps the checkpoints.
+    run = Run(td3, config, test_env=True)
+    env, test_env = run.env, run.test_env
 
-    logger = EpochLogger(**logger_kwargs)
-    logger.save_config(config)
+    # Small networks and batches of 100 run fastest on one thread; the caller's setting
+    # comes back, and the environments are closed, when training ends or fails.
+    with run:
+        logger = EpochLogger(**logger_kwargs)
+        logger.save_config(config)
 
-    torch.manual_seed(seed)
-    np.random.seed(seed)
+        torch.manual_seed(seed)
+        np.random.seed(seed)
 
-    act_space = env.action_space
-    act_dim = act_space.shape[0]
-    # A policy action a in [-1, 1]^n goes to the env as act_bias + act_scale * a
-    # (the same float32 numbers as the default actor-critic's act_scale/act_bias).
-    low, high = act_space.low, act_space.high
-    low64, high64 = low.astype(np.float64), high.astype(np.float64)
-    act_scale = ((high64 - low64) / 2).astype(np.float32)
-    act_bias = ((high64 + low64) / 2).astype(np.float32)
+        act_space = env.action_space
+        act_dim = act_space.shape[0]
+        # A policy action a in [-1, 1]^n goes to the env as act_bias + act_scale * a
+        # (the same float32 numbers as the default actor-critic's act_scale/act_bias).
+        low, high = act_space.low, act_space.high
+        low64, high64 = low.astype(np.float64), high.astype(np.float64)
+        act_scale = ((high64 - low64) / 2).astype(np.float32)
+        act_bias = ((high64 + low64) / 2).astype(np.float32)
 
-    # [TD3 line 1] actor-critic and an empty replay buffer
-    ac = actor_critic(env.observation_space, act_space, **ac_kwargs)
-    # it trains on `device`; acting uses `actor`, ac itself or its CPU copy (refreshed)
-    placed = torch_tools.Placement(ac, torch_tools.resolve_device("td3", device))
-    actor = placed.actor
-    replay_buffer = ReplayBuffer(obs_dim=env.observation_space.shape, act_dim=act_dim,
-                                 size=replay_size)
-    replay_buffer.source = env_label("td3", env)
-    # [TD3 line 2] targets start as copies; only polyak_update changes them
-    ac_targ = deepcopy(ac)
-    ac_targ.requires_grad_(False)
+        # [TD3 line 1] actor-critic and an empty replay buffer
+        ac = actor_critic(env.observation_space, act_space, **ac_kwargs)
+        actor = run.place(ac)  # ac trains on `device`; actor is ac, or its CPU copy
+        replay_buffer = ReplayBuffer(obs_dim=env.observation_space.shape, act_dim=act_dim,
+                                     size=replay_size)
+        replay_buffer.source = run.label
+        # [TD3 line 2] targets start as copies; only polyak_update changes them
+        ac_targ = deepcopy(ac)
+        ac_targ.requires_grad_(False)
 
-    # A list, not a generator: it feeds the optimizer and is then walked twice per
-    # policy step to freeze and thaw both critics.
-    q_params = [*ac.q1.parameters(), *ac.q2.parameters()]
-    pi_optimizer = Adam(ac.pi.parameters(), lr=pi_lr)
-    q_optimizer = Adam(q_params, lr=q_lr)
-    logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
+        # A list, not a generator: it feeds the optimizer and is then walked twice per
+        # policy step to freeze and thaw both critics.
+        q_params = [*ac.q1.parameters(), *ac.q2.parameters()]
+        pi_optimizer = Adam(ac.pi.parameters(), lr=pi_lr)
+        q_optimizer = Adam(q_params, lr=q_lr)
+        logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
 
-    # ---- Checkpoint (written after each epoch's row; resume=True reads it) ----
-    run_dir = logger.output_dir or logger_kwargs.get("output_dir")
-    ckpt = Checkpoint("td3", logger, env=env, placed=placed,
-                      nets=dict(ac=ac, ac_targ=ac_targ, pi_optimizer=pi_optimizer,
-                                q_optimizer=q_optimizer),
-                      replay=replay_buffer, test_env=test_env)
-    logger.log(f"\nNumber of parameters: \t pi: {core.count_vars(ac.pi)}, "
-               f"\t q1: {core.count_vars(ac.q1)}, \t q2: {core.count_vars(ac.q2)}\n")
+        # what each epoch's checkpoint holds (a resume, resume=True, reads it back)
+        run.keep(logger, replay=replay_buffer, ac=ac, ac_targ=ac_targ,
+                 pi_optimizer=pi_optimizer, q_optimizer=q_optimizer)
+        logger.log(f"\nNumber of parameters: \t pi: {core.count_vars(ac.pi)}, "
+                   f"\t q1: {core.count_vars(ac.q1)}, \t q2: {core.count_vars(ac.q2)}\n")
 
-    # ---- Losses ----
-    def compute_loss_q(data):
-        """Sum of both critics' mean squared errors against one clipped double-Q
-        target [TD3 line 12] [TD3 line 13] [TD3 line 14]."""
-        obs, act, rew = data["obs"], data["act"], data["rew"]
-        next_obs, done = data["obs2"], data["done"]
-        q1_sa, q2_sa = ac.q1(obs, act), ac.q2(obs, act)
-        with torch.no_grad():   # the target y is a constant for this step
-            # [TD3 line 12] target policy smoothing, Eqs. 14-15
-            mu_next = ac_targ.pi(next_obs)
-            eps = (target_noise * torch.randn_like(mu_next)).clamp(-noise_clip, noise_clip)
-            a_next = (mu_next + eps).clamp(-1.0, 1.0)
-            # [TD3 line 13] clipped double-Q, Eq. 10
-            q_next = torch.minimum(ac_targ.q1(next_obs, a_next), ac_targ.q2(next_obs, a_next))
-            y = rew + gamma * (1 - done) * q_next
-        loss = (q1_sa - y).pow(2).mean() + (q2_sa - y).pow(2).mean()
-        return loss, dict(Q1Vals=q1_sa.detach(), Q2Vals=q2_sa.detach())
+        # ---- Losses ----
+        def compute_loss_q(data):
+            """Sum of both critics' mean squared errors against one clipped double-Q
+            target [TD3 line 12] [TD3 line 13] [TD3 line 14]."""
+            obs, act, rew = data["obs"], data["act"], data["rew"]
+            next_obs, done = data["obs2"], data["done"]
+            q1_sa, q2_sa = ac.q1(obs, act), ac.q2(obs, act)
+            with torch.no_grad():   # the target y is a constant for this step
+                # [TD3 line 12] target policy smoothing, Eqs. 14-15
+                mu_next = ac_targ.pi(next_obs)
+                eps = (target_noise * torch.randn_like(mu_next)).clamp(-noise_clip, noise_clip)
+                a_next = (mu_next + eps).clamp(-1.0, 1.0)
+                # [TD3 line 13] clipped double-Q, Eq. 10
+                q_next = torch.minimum(ac_targ.q1(next_obs, a_next), ac_targ.q2(next_obs, a_next))
+                y = rew + gamma * (1 - done) * q_next
+            loss = (q1_sa - y).pow(2).mean() + (q2_sa - y).pow(2).mean()
+            return loss, dict(Q1Vals=q1_sa.detach(), Q2Vals=q2_sa.detach())
 
-    def compute_loss_pi(data):
-        """``-mean Q1(s, mu(s))``, DDPG's policy loss on the first critic [TD3 line 16]."""
-        obs = data["obs"]
-        return -ac.q1(obs, ac.pi(obs)).mean()
+        def compute_loss_pi(data):
+            """``-mean Q1(s, mu(s))``, DDPG's policy loss on the first critic [TD3 line 16]."""
+            obs = data["obs"]
+            return -ac.q1(obs, ac.pi(obs)).mean()
 
-    # ---- Update ----
-    def update(data, q_updates_before):
-        """One Q step; a policy step and a target update when ``q_updates_before``
-        (the Q steps already taken in the whole run) is a multiple of
-        ``policy_delay``. Returns the values to log, as tensors."""
-        q_optimizer.zero_grad()
-        loss_q, q_info = compute_loss_q(data)
-        loss_q.backward()
-        q_optimizer.step()                      # [TD3 line 14]
-        logged = dict(LossQ=loss_q.detach(), **q_info)
+        # ---- Update ----
+        def update(data, q_updates_before):
+            """One Q step; a policy step and a target update when ``q_updates_before``
+            (the Q steps already taken in the whole run) is a multiple of
+            ``policy_delay``. Returns the values to log, as tensors."""
+            q_optimizer.zero_grad()
+            loss_q, q_info = compute_loss_q(data)
+            loss_q.backward()
+            q_optimizer.step()                      # [TD3 line 14]
+            logged = dict(LossQ=loss_q.detach(), **q_info)
 
-        if q_updates_before % policy_delay != 0:     # [TD3 line 15]
-            return logged
-        # Both critics are held fixed in the policy step: no gradient for them.
-        for p in q_params:
-            p.requires_grad_(False)
-        pi_optimizer.zero_grad()
-        loss_pi = compute_loss_pi(data)
-        loss_pi.backward()
-        pi_optimizer.step()                     # [TD3 line 16]
-        for p in q_params:
-            p.requires_grad_(True)
+            if q_updates_before % policy_delay != 0:     # [TD3 line 15]
+                return logged
+            # Both critics are held fixed in the policy step: no gradient for them.
+            for p in q_params:
+                p.requires_grad_(False)
+            pi_optimizer.zero_grad()
+            loss_pi = compute_loss_pi(data)
+            loss_pi.backward()
+            pi_optimizer.step()                     # [TD3 line 16]
+            for p in q_params:
+                p.requires_grad_(True)
 
-        polyak_update(ac, ac_targ, polyak)      # [TD3 line 17]
-        return dict(logged, LossPi=loss_pi.detach())
+            polyak_update(ac, ac_targ, polyak)      # [TD3 line 17]
+            return dict(logged, LossPi=loss_pi.detach())
 
-    # [TD3 line 11] update_every Q steps per round, each on a new batch; on a GPU the
-    # buffer is copied there and the round may be replayed as one CUDA graph (one per
-    # phase of the count modulo policy_delay)
-    update_round = UpdateRound("td3", update, replay_buffer, batch_size, update_every,
-                               placed.device, cuda_graph, period=policy_delay,
-                               log=logger.log)
+        # On a GPU, the round of update_every Q steps of [TD3 lines 10-18]: the buffer is
+        # copied there and the round may be replayed as one CUDA graph (one per phase of the
+        # count modulo policy_delay). None on the CPU, where the main loop runs the steps
+        # one by one.
+        update_round = run.update_round(update, replay_buffer, batch_size, update_every,
+                                        cuda_graph, period=policy_delay, log=logger.log)
 
-    # ---- Acting (training and test episodes alike) ----
-    def policy_action(obs, explore):
-        """``clip(mu(s) + eps, -1, 1)`` in policy units, ``eps ~ N(0, act_noise^2)``
-        when exploring and 0 in test episodes [TD3 line 4]."""
-        with torch.no_grad():
-            a = actor.pi(torch.as_tensor(obs, dtype=torch.float32)).numpy()
-        if explore:
-            a += act_noise * np.random.randn(act_dim).astype(np.float32)
-        # (np.minimum/np.maximum: the same result as np.clip, a fraction of its overhead)
-        return np.minimum(np.maximum(a, -1.0), 1.0)
+        # ---- Acting (training and test episodes alike) ----
+        def policy_action(obs, explore):
+            """``clip(mu(s) + eps, -1, 1)`` in policy units, ``eps ~ N(0, act_noise^2)``
+            when exploring and 0 in test episodes [TD3 line 4]."""
+            with torch.no_grad():
+                a = actor.pi(torch.as_tensor(obs, dtype=torch.float32)).numpy()
+            if explore:
+                a += act_noise * np.random.randn(act_dim).astype(np.float32)
+            # (np.minimum/np.maximum: the same result as np.clip, a fraction of its overhead)
+            return np.minimum(np.maximum(a, -1.0), 1.0)
 
-    def to_env(a):
-        """Policy units ``[-1, 1]`` -> the env's ``[low, high]`` (clipped there too:
-        float32 rounding can land a hair outside the box)."""
-        return np.minimum(np.maximum(act_bias + act_scale * a, low), high)
+        def to_env(a):
+            """Policy units ``[-1, 1]`` -> the env's ``[low, high]`` (clipped there too:
+            float32 rounding can land a hair outside the box)."""
+            return np.minimum(np.maximum(act_bias + act_scale * a, low), high)
 
-    def run_test_episodes():
-        for _ in range(num_test_episodes):
-            obs, _ = test_env.reset()
-            ep_ret, ep_len, over = 0.0, 0, False
-            while not over:
-                obs, rew, terminated, truncated, _ = test_env.step(
-                    to_env(policy_action(obs, explore=False)))
-                ep_ret += rew
-                ep_len += 1
-                over = terminated or truncated or ep_len == max_ep_len
-            logger.store(TestEpRet=ep_ret, TestEpLen=ep_len)
+        def run_test_episodes():
+            for _ in range(num_test_episodes):
+                obs, _ = test_env.reset()
+                ep_ret, ep_len, over = 0.0, 0, False
+                while not over:
+                    obs, rew, terminated, truncated, _ = test_env.step(
+                        to_env(policy_action(obs, explore=False)))
+                    ep_ret += rew
+                    ep_len += 1
+                    over = terminated or truncated or ep_len == max_ep_len
+                logger.store(TestEpRet=ep_ret, TestEpLen=ep_len)
 
-    # ---- Main loop ----
-    start_time = time.time()
-    obs, _ = env.reset(seed=seed)
-    env.action_space.seed(seed)
-    test_env.reset(seed=seed + 1)
-    test_env.action_space.seed(seed + 1)
-    ep_ret, ep_len = 0.0, 0
-    q_updates = 0   # Q steps so far, over all update phases: the j of [TD3 line 2] and [TD3 line 15]
-
-    # Small networks and batches of 100 run fastest on one thread; torch_threads
-    # puts the caller's setting back, and the environments are closed, when
-    # training ends or fails.
-    with torch_threads(RUN_THREADS), closing(env), closing(test_env):
-        epochs_done = 0
-        if logger.resuming:
-            saved = load_checkpoint(run_dir)
-            epochs_done, start_time, (obs, ep_ret, ep_len) = ckpt.restore(saved)
-            q_updates = saved["q_updates"]
+        # ---- Main loop ----
+        start_time = time.time()
+        obs, _ = env.reset(seed=seed)
+        env.action_space.seed(seed)
+        test_env.reset(seed=seed + 1)
+        test_env.action_space.seed(seed + 1)
+        ep_ret, ep_len = 0.0, 0
+        epochs_done, start_time, (obs, ep_ret, ep_len) = run.resume(0, start_time,
+                                                                    (obs, ep_ret, ep_len))
+        # Q steps so far, over all update phases: the j of [TD3 line 2] and [TD3 line 15]
+        q_updates = run.saved.get("q_updates", 0)
         for epoch in range(epochs_done + 1, epochs + 1):  # [TD3 line 3]
             for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
                 # [TD3 line 4] uniform actions first, then the noisy policy
@@ -397,9 +380,14 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
                 # [TD3 line 9] [TD3 line 10] update_every Q steps every update_every env steps
                 if t >= update_after and t % update_every == 0:
-                    logger.store(**update_round(q_updates))   # [TD3 line 11]
+                    if update_round is not None:   # a GPU: the round replayed as one CUDA graph
+                        logger.store(**update_round(q_updates))
+                    else:
+                        for i in range(update_every):   # [TD3 line 11] a new batch each time
+                            data = replay_buffer.sample_batch(batch_size)
+                            logger.store(**update(data, q_updates + i))
                     q_updates += update_every   # [TD3 line 18]
-                    placed.refresh()
+                    run.refresh()
 
             # ---- End of epoch: save, test, log ---- [TD3 line 19]
             # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
@@ -417,8 +405,6 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             logger.log_tabular("LossQ", average_only=True)
             logger.log_tabular("Time", time.time() - start_time)
             logger.dump_tabular()
-            if run_dir is not None:
-                save_checkpoint(run_dir, ckpt.state(epoch, start_time, (obs, ep_ret, ep_len),
-                                                    q_updates=q_updates))
+            run.save(epoch, start_time, (obs, ep_ret, ep_len), q_updates=q_updates)
     return ac
 

@@ -67,7 +67,6 @@ checks that they agree):
 The code below marks each of these steps with a ``[TRPO line N]`` comment.
 """
 import time
-from contextlib import closing
 
 import numpy as np
 import torch
@@ -75,15 +74,10 @@ import torch
 import spinup.algos.trpo.core as core
 from spinup.algos.trpo.core import (conjugate_gradient, flat_grad, get_flat_params,
                                     hessian_vector_product, set_flat_params)
-from spinup.machinery.arg_checks import (BASIC_RULES, check_args, in_range, nonneg, one_of,
-                                     positive, steps_over_procs, unit_interval)
-from spinup.machinery.env_checks import (DISCRETE, FLAT_BOX, check_finite_obs,
-                                     check_finite_path, env_label, make_env, report_env_step_error)
-from spinup.machinery.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
+from spinup.machinery.door import Run, acting_error, check_finite_path
 from spinup.utils.logx import EpochLogger
-from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
+from spinup.utils.mpi_pytorch import mpi_avg_grads, sync_params
 from spinup.utils.mpi_tools import mpi_avg, mpi_statistics_scalar, num_procs, proc_id
-from spinup.utils.torch_tools import RUN_THREADS, Placement, resolve_device, torch_threads
 
 
 class TRPOBuffer:
@@ -191,7 +185,6 @@ def backtracking_line_search(policy, theta_old, full_step, evaluate, surr_old, d
     return backtrack_iters
 
 
-@report_env_step_error(None)
 def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
          steps_per_epoch=4000, epochs=50,
          gamma=0.99, delta=0.01, vf_lr=1e-3, train_v_iters=80,
@@ -272,8 +265,9 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         ValueError: an argument outside its range, ``algo`` not ``'trpo'``/``'npg'``,
             ``steps_per_epoch`` not a multiple of the number of MPI processes, or an
             unsupported observation or action space.
-        TypeError: an argument of the wrong kind (``ARG_RULES`` above), e.g. a
-            float ``epochs`` or ``ac_kwargs['hidden_sizes']=64``.
+        TypeError: an argument of the wrong kind (the rules are in
+            :mod:`spinup.machinery.arg_checks`), e.g. a float ``epochs`` or
+            ``ac_kwargs['hidden_sizes']=64``.
 
     Source:
         Schulman et al. 2015 (eqs. 12 and 14, Appendix C); Kakade 2001; GAE:
@@ -282,129 +276,117 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     config = dict(locals())  # the arguments as passed, for config.json
 
     # ---- Checks (before anything is written to disk) ----
-    check_args(algo if algo in ("trpo", "npg") else "trpo", trpo, config)
-    n_procs = num_procs()
-    env = make_env(algo, env_fn, **SPACES)
-    # A Box2D world cannot be saved: record the episode so a resume can replay it.
-    env = recorded(env)
+    # The door checks the arguments and the env; it also fixes the torch threads, places
+    # the networks and saves and restores checkpoints.
+    run = Run(trpo, config, name=algo if algo in ("trpo", "npg") else "trpo")
+    env = run.env  # recorded, so that a resume can replay the episode in progress
 
-    # ---- Setup: logger, seeds, actor-critic, buffer, optimizer, saver ----
-    setup_pytorch_for_mpi()
-    logger = EpochLogger(**logger_kwargs)
-    logger.save_config(config)
+    with run:
+        # ---- Setup: logger, seeds, actor-critic, buffer, optimizer, saver ----
+        logger = EpochLogger(**logger_kwargs)
+        logger.save_config(config)
 
-    seed += 10000 * proc_id()
-    torch.manual_seed(seed)
-    np.random.seed(seed)
+        seed += 10000 * proc_id()
+        torch.manual_seed(seed)
+        np.random.seed(seed)
 
-    # [TRPO line 1] theta_0 and phi_0, the same on every process.
-    ac = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
-    sync_params(ac)
-    # it trains on `device`; acting uses `actor`, ac itself or its CPU copy (refreshed)
-    placed = Placement(ac, resolve_device(algo, device, n_procs))
-    actor = placed.actor
-    logger.log("\nNumber of parameters: \t pi: %d, \t v: %d\n"
-               % (core.count_vars(ac.pi), core.count_vars(ac.v)))
+        # [TRPO line 1] theta_0 and phi_0, the same on every process.
+        ac = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
+        sync_params(ac)
+        actor = run.place(ac)  # ac trains on `device`; actor is ac, or its CPU copy
+        logger.log("\nNumber of parameters: \t pi: %d, \t v: %d\n"
+                   % (core.count_vars(ac.pi), core.count_vars(ac.v)))
 
-    local_steps = steps_per_epoch // n_procs
-    buf = TRPOBuffer(env.observation_space.shape, env.action_space.shape, local_steps,
-                     gamma, lam)
-    buf.source = env_label(algo, env)
-    # The policy moves by the hand-made step below; only V_phi has an optimizer.
-    vf_optimizer = torch.optim.Adam(ac.v.parameters(), lr=vf_lr)
-    logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
+        local_steps = steps_per_epoch // num_procs()
+        buf = TRPOBuffer(env.observation_space.shape, env.action_space.shape, local_steps,
+                         gamma, lam)
+        buf.source = run.label
+        # The policy moves by the hand-made step below; only V_phi has an optimizer.
+        vf_optimizer = torch.optim.Adam(ac.v.parameters(), lr=vf_lr)
+        logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
 
-    # ---- Checkpoint (written after each epoch's row; resume=True reads it) ----
-    run_dir = logger.output_dir or logger_kwargs.get("output_dir")
-    ckpt = Checkpoint(algo, logger, env=env, placed=placed,
-                      nets=dict(ac=ac, vf_optimizer=vf_optimizer))
+        # what each epoch's checkpoint holds (a resume, resume=True, reads it back)
+        run.keep(logger, ac=ac, vf_optimizer=vf_optimizer)
 
-    # ---- Losses ----
-    def compute_surrogate(data):
-        """Surrogate advantage L(theta) = mean[ pi_theta(a|s) / pi_k(a|s) * A ]
-        (Schulman et al. 2015, eq. 14). Its gradient at theta_k is the policy
-        gradient g of [TRPO line 6]."""
-        _, logp = ac.pi(data["obs"], data["act"])
-        return (torch.exp(logp - data["logp"]) * data["adv"]).mean()
+        # ---- Losses ----
+        def compute_surrogate(data):
+            """Surrogate advantage L(theta) = mean[ pi_theta(a|s) / pi_k(a|s) * A ]
+            (Schulman et al. 2015, eq. 14). Its gradient at theta_k is the policy
+            gradient g of [TRPO line 6]."""
+            _, logp = ac.pi(data["obs"], data["act"])
+            return (torch.exp(logp - data["logp"]) * data["adv"]).mean()
 
-    def compute_loss_v(data):
-        """Mean squared error of V_phi against the rewards-to-go [TRPO line 14]."""
-        err = ac.v(data["obs"]) - data["ret"]
-        return (err ** 2).mean()
+        def compute_loss_v(data):
+            """Mean squared error of V_phi against the rewards-to-go [TRPO line 14]."""
+            err = ac.v(data["obs"]) - data["ret"]
+            return (err ** 2).mean()
 
-    # ---- Update ----
-    def update():
-        data = placed.batch(buf.get())
-        pi_params = list(ac.pi.parameters())
-        with torch.no_grad():
-            pi_old, _ = ac.pi(data["obs"])   # pi_k: the fixed end of every KL below
-            loss_v_before = compute_loss_v(data).item()
-
-        def evaluate():
-            """(surrogate, mean KL to pi_k) at the current parameters, averaged over
-            the MPI processes so that every process accepts the same step."""
+        # ---- Update ----
+        def update():
+            data = run.batch(buf.get())
+            pi_params = list(ac.pi.parameters())
             with torch.no_grad():
-                surr_now = compute_surrogate(data).item()
-                kl_now = core.mean_kl(pi_old, ac.pi(data["obs"])[0]).item()
-            return mpi_avg(surr_now), mpi_avg(kl_now)
+                pi_old, _ = ac.pi(data["obs"])   # pi_k: the fixed end of every KL below
+                loss_v_before = compute_loss_v(data).item()
 
-        # [TRPO line 6] g = gradient of the surrogate at theta_k.
-        surr = compute_surrogate(data)
-        surr_before = mpi_avg(surr.item())
-        g = mpi_avg(flat_grad(surr, pi_params).cpu().numpy())   # CG runs in numpy
+            def evaluate():
+                """(surrogate, mean KL to pi_k) at the current parameters, averaged over
+                the MPI processes so that every process accepts the same step."""
+                with torch.no_grad():
+                    surr_now = compute_surrogate(data).item()
+                    kl_now = core.mean_kl(pi_old, ac.pi(data["obs"])[0]).item()
+                return mpi_avg(surr_now), mpi_avg(kl_now)
 
-        # [TRPO lines 7-8] x ~ H^-1 g. The KL is 0 at theta_k, its Hessian is not.
-        kl = core.mean_kl(pi_old, ac.pi(data["obs"])[0])
-        Hx = hessian_vector_product(kl, pi_params, damping_coeff)
-        x = conjugate_gradient(Hx, g, cg_iters)
+            # [TRPO line 6] g = gradient of the surrogate at theta_k.
+            surr = compute_surrogate(data)
+            surr_before = mpi_avg(surr.item())
+            g = mpi_avg(flat_grad(surr, pi_params).cpu().numpy())   # CG runs in numpy
 
-        # [TRPO lines 9-10] Step to the edge of the model trust region 1/2 s^T H s = delta;
-        # NPG takes it as it is, TRPO backtracks [TRPO lines 11-13].
-        step_len = np.sqrt(2 * delta / (x @ Hx(x) + 1e-8))
-        full_step = torch.as_tensor(step_len * x, dtype=torch.float32, device=placed.device)
-        theta_k = get_flat_params(ac.pi)
-        if algo == 'npg':
-            set_flat_params(ac.pi, theta_k + full_step)   # accepted without checks
-            j = 0
-        else:
-            j = backtracking_line_search(ac.pi, theta_k, full_step, evaluate, surr_before,
-                                         delta, backtrack_iters, backtrack_coeff)
-            if j == backtrack_iters:
-                logger.log("Line search accepted no step; the policy is unchanged.")
+            # [TRPO lines 7-8] x ~ H^-1 g. The KL is 0 at theta_k, its Hessian is not.
+            kl = core.mean_kl(pi_old, ac.pi(data["obs"])[0])
+            Hx = hessian_vector_product(kl, pi_params, damping_coeff)
+            x = conjugate_gradient(Hx, g, cg_iters)
 
-        # [TRPO line 14] Regress V_phi on the rewards-to-go.
-        for _ in range(train_v_iters):
-            vf_optimizer.zero_grad()
-            compute_loss_v(data).backward()
-            mpi_avg_grads(ac.v)
-            vf_optimizer.step()
+            # [TRPO lines 9-10] Step to the edge of the model trust region 1/2 s^T H s = delta;
+            # NPG takes it as it is, TRPO backtracks [TRPO lines 11-13].
+            step_len = np.sqrt(2 * delta / (x @ Hx(x) + 1e-8))
+            full_step = torch.as_tensor(step_len * x, dtype=torch.float32, device=run.device)
+            theta_k = get_flat_params(ac.pi)
+            if algo == 'npg':
+                set_flat_params(ac.pi, theta_k + full_step)   # accepted without checks
+                j = 0
+            else:
+                j = backtracking_line_search(ac.pi, theta_k, full_step, evaluate, surr_before,
+                                             delta, backtrack_iters, backtrack_coeff)
+                if j == backtrack_iters:
+                    logger.log("Line search accepted no step; the policy is unchanged.")
 
-        # Log what the step did: surrogate and KL are measured after it.
-        surr_after, kl_after = evaluate()
-        with torch.no_grad():
-            entropy = pi_old.entropy().mean().item()
-            loss_v_after = compute_loss_v(data).item()
-        logger.store(LossPi=-surr_before, LossV=loss_v_before, KL=kl_after, Entropy=entropy,
-                     DeltaLossPi=surr_before - surr_after,
-                     DeltaLossV=loss_v_after - loss_v_before, BacktrackIters=j)
+            # [TRPO line 14] Regress V_phi on the rewards-to-go.
+            for _ in range(train_v_iters):
+                vf_optimizer.zero_grad()
+                compute_loss_v(data).backward()
+                mpi_avg_grads(ac.v)
+                vf_optimizer.step()
 
-    # ---- Main loop ----
-    start_time = time.time()
-    obs, _ = env.reset(seed=seed)
-    env.action_space.seed(seed)
-    ep_ret, ep_len = 0, 0
-    is_box = type(env.action_space).__name__ == "Box"
-    # Every process trains with RUN_THREADS torch threads, however it was launched, so
-    # the numbers do not depend on the launcher; torch_threads puts the caller's count
-    # back, and the env is closed, when training ends or fails.
-    with torch_threads(RUN_THREADS), closing(env):
-        first_epoch = 0
-        if logger.resuming:
-            saved = load_checkpoint(run_dir)
-            first_epoch, start_time, (obs, ep_ret, ep_len) = ckpt.restore(saved)
-            # buf.get() leaves float64 advantages behind after the first epoch.
-            buf.adv_buf = buf.adv_buf.astype(saved["adv_dtype"])
+            # Log what the step did: surrogate and KL are measured after it.
+            surr_after, kl_after = evaluate()
+            with torch.no_grad():
+                entropy = pi_old.entropy().mean().item()
+                loss_v_after = compute_loss_v(data).item()
+            logger.store(LossPi=-surr_before, LossV=loss_v_before, KL=kl_after, Entropy=entropy,
+                         DeltaLossPi=surr_before - surr_after,
+                         DeltaLossV=loss_v_after - loss_v_before, BacktrackIters=j)
 
+        # ---- Main loop ----
+        start_time = time.time()
+        obs, _ = env.reset(seed=seed)
+        env.action_space.seed(seed)
+        ep_ret, ep_len = 0, 0
+        is_box = type(env.action_space).__name__ == "Box"
+        first_epoch, start_time, (obs, ep_ret, ep_len) = run.resume(0, start_time,
+                                                                    (obs, ep_ret, ep_len))
+        # buf.get() leaves float64 advantages behind after the first epoch
+        buf.adv_buf = buf.adv_buf.astype(run.saved.get("adv_dtype", np.float32))
         for epoch in range(first_epoch, epochs):  # [TRPO line 2]
             for t in range(local_steps):
                 # [TRPO line 3] Act with pi_k. The env sees a Gaussian sample clipped to
@@ -412,8 +394,7 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 try:
                     a, v, logp = actor.step(torch.as_tensor(obs, dtype=torch.float32))
                 except ValueError as e:  # NaN/inf policy output: bad observation, else the net
-                    check_finite_obs(obs, buf, t)
-                    raise ValueError(f"{algo}: epoch {epoch}, step {t}: {e}") from e
+                    raise acting_error(e, obs, buf, t, f"{algo}: epoch {epoch}, step {t}") from e
                 env_a = np.clip(a, env.action_space.low, env.action_space.high) if is_box else a
                 next_obs, r, terminated, truncated, _ = env.step(env_a)
                 ep_ret += r
@@ -442,7 +423,7 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
             logger.store(VVals=buf.val_buf.copy())  # the epoch's V(s_t), logged once
             update()  # [TRPO lines 6-14]
-            placed.refresh()
+            run.refresh()
 
             # [TRPO line 15] model.pt replaced every epoch; model{epoch}.pt every save_freq epochs
             logger.save_epoch_state({"env": env}, epoch, save_freq)
@@ -461,9 +442,7 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             logger.log_tabular("BacktrackIters", average_only=True)
             logger.log_tabular("Time", time.time() - start_time)
             logger.dump_tabular()
-            if run_dir is not None:
-                save_checkpoint(run_dir, ckpt.state(epoch + 1, start_time, (obs, ep_ret, ep_len),
-                                                    adv_dtype=str(buf.adv_buf.dtype)))
+            run.save(epoch + 1, start_time, (obs, ep_ret, ep_len), adv_dtype=str(buf.adv_buf.dtype))
     return ac
 
 

@@ -56,15 +56,10 @@ import numpy as np
 import torch
 
 import spinup.algos.vpg.core as core
-from spinup.machinery.arg_checks import (BASIC_RULES, check_args, in_range, positive, positive_int,
-                                     steps_over_procs, unit_interval)
-from spinup.machinery.env_checks import (DISCRETE, FLAT_BOX, check_finite_obs,
-                                     check_finite_path, env_label, make_env, report_env_step_error)
-from spinup.machinery.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
+from spinup.machinery.door import Run, acting_error, check_finite_path
 from spinup.utils.logx import EpochLogger
-from spinup.utils.mpi_pytorch import mpi_avg_grads, setup_pytorch_for_mpi, sync_params
+from spinup.utils.mpi_pytorch import mpi_avg_grads, sync_params
 from spinup.utils.mpi_tools import mpi_statistics_scalar, num_procs, proc_id
-from spinup.utils.torch_tools import RUN_THREADS, Placement, resolve_device, torch_threads
 
 
 # ---- Buffer ----
@@ -148,8 +143,6 @@ class VPGBuffer:
 
 # ---- Algorithm ----
 
-
-@report_env_step_error("vpg")
 def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=50, gamma=0.99, pi_lr=3e-4,
         vf_lr=1e-3, train_v_iters=80, lam=0.97, max_ep_len=1000,
@@ -217,8 +210,9 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         nn.Module: the trained actor-critic.
 
     Raises:
-        TypeError: an argument of the wrong kind (``ARG_RULES`` above), e.g. a
-            float ``epochs`` or ``ac_kwargs['hidden_sizes']=64``.
+        TypeError: an argument of the wrong kind (the rules are in
+            :mod:`spinup.machinery.arg_checks`), e.g. a float ``epochs`` or
+            ``ac_kwargs['hidden_sizes']=64``.
         ValueError: an argument is out of range, ``steps_per_epoch`` is not a
             multiple of the number of MPI processes, or the env's spaces are not
             supported. Raised before anything is written to disk.
@@ -230,17 +224,13 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     config = dict(locals())  # the arguments, for config.json
 
     # ---- Setup ----
-    check_args("vpg", vpg, config)
-    env = make_env("vpg", env_fn, **SPACES)
-    # A Box2D world cannot be saved: record the episode so a resume can replay it.
-    env = recorded(env)
+    # The arguments and the env are checked before anything is written; the door also
+    # fixes the torch threads, places the networks and saves and restores checkpoints.
+    run = Run(vpg, config)
+    env = run.env  # recorded, so that a resume can replay the episode in progress
     is_box = isinstance(env.action_space, gym.spaces.Box)
 
-    # Every process trains with RUN_THREADS torch threads, however it was launched, so
-    # the numbers do not depend on the launcher; torch_threads puts the caller's thread
-    # count back when vpg returns or raises.
-    with torch_threads(RUN_THREADS):
-        setup_pytorch_for_mpi()
+    with run:
         logger = EpochLogger(**logger_kwargs)
         logger.save_config(config)
 
@@ -251,24 +241,20 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         # [VPG line 1] theta_0 and phi_0, the same on every MPI process.
         ac = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
         sync_params(ac)
-        # it trains on `device`; acting uses `actor`, ac itself or its CPU copy (refreshed)
-        placed = Placement(ac, resolve_device("vpg", device, num_procs()))
-        actor = placed.actor
+        actor = run.place(ac)  # ac trains on `device`; actor is ac, or its CPU copy
         logger.log(f"\nNumber of parameters: pi {core.count_vars(ac.pi)}, "
                    f"v {core.count_vars(ac.v)}\n")
 
         local_steps = steps_per_epoch // num_procs()
         buf = VPGBuffer(env.observation_space.shape, env.action_space.shape,
                         local_steps, gamma, lam)
-        buf.source = env_label("vpg", env)
+        buf.source = run.label
         pi_optimizer = torch.optim.Adam(ac.pi.parameters(), lr=pi_lr)
         vf_optimizer = torch.optim.Adam(ac.v.parameters(), lr=vf_lr)
         logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
 
-        # ---- Checkpoint (written after each epoch's row; resume=True reads it) ----
-        run_dir = logger.output_dir or logger_kwargs.get("output_dir")
-        ckpt = Checkpoint("vpg", logger, env=env, placed=placed,
-                          nets=dict(ac=ac, pi_optimizer=pi_optimizer, vf_optimizer=vf_optimizer))
+        # what each epoch's checkpoint holds (a resume, resume=True, reads it back)
+        run.keep(logger, ac=ac, pi_optimizer=pi_optimizer, vf_optimizer=vf_optimizer)
 
         # ---- Losses ----
         def compute_loss_pi(data):
@@ -295,7 +281,7 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             optimizer.step()
 
         def update():
-            data = placed.batch(buf.get())
+            data = run.batch(buf.get())
             with torch.no_grad():
                 loss_v_before = compute_loss_v(data).item()
             # [VPG lines 6-7] one step along g_k (Adam, pi_lr).
@@ -319,12 +305,10 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         o, _ = env.reset(seed=seed)
         env.action_space.seed(seed)
         ep_ret, ep_len = 0.0, 0
-        first_epoch = 0
-        if logger.resuming:
-            saved = load_checkpoint(run_dir)
-            first_epoch, start_time, (o, ep_ret, ep_len) = ckpt.restore(saved)
-            # buf.get() leaves float64 advantages behind after the first epoch.
-            buf.adv_buf = buf.adv_buf.astype(saved["adv_dtype"])
+        first_epoch, start_time, (o, ep_ret, ep_len) = run.resume(0, start_time,
+                                                                  (o, ep_ret, ep_len))
+        # buf.get() leaves float64 advantages behind after the first epoch
+        buf.adv_buf = buf.adv_buf.astype(run.saved.get("adv_dtype", np.float32))
         for epoch in range(first_epoch, epochs):  # [VPG line 2]
             for t in range(local_steps):
                 # [VPG line 3] act with pi_k; the env gets the action clipped to its
@@ -332,8 +316,7 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 try:
                     a, v, logp = actor.step(torch.as_tensor(o, dtype=torch.float32))
                 except ValueError as e:  # NaN/inf policy output: bad observation, else the net
-                    check_finite_obs(o, buf, t)
-                    raise ValueError(f"vpg: epoch {epoch}, step {t}: {e}") from e
+                    raise acting_error(e, o, buf, t, f"vpg: epoch {epoch}, step {t}") from e
                 env_a = np.clip(a, env.action_space.low, env.action_space.high) if is_box else a
                 o2, r, terminated, truncated, _ = env.step(env_a)
                 buf.store(o, a, r, v, logp)
@@ -359,7 +342,7 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
             logger.store(VVals=buf.val_buf.copy())  # the epoch's V(s_t), logged once
             update()  # [VPG lines 6-8]
-            placed.refresh()
+            run.refresh()
 
             # [VPG line 9] model.pt replaced every epoch; model{epoch}.pt every save_freq epochs
             logger.save_epoch_state({"env": env}, epoch, save_freq)
@@ -377,9 +360,7 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             logger.log_tabular("KL", average_only=True)
             logger.log_tabular("Time", time.time() - start_time)
             logger.dump_tabular()
-            if run_dir is not None:
-                save_checkpoint(run_dir, ckpt.state(epoch + 1, start_time, (o, ep_ret, ep_len),
-                                                    adv_dtype=str(buf.adv_buf.dtype)))
-        env.close()
+            run.save(epoch + 1, start_time, (o, ep_ret, ep_len),
+                     adv_dtype=str(buf.adv_buf.dtype))
     return ac
 
