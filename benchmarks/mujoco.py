@@ -260,8 +260,8 @@ _LAUNCHER_ADVICE = (
     (r"the same command with --resume \(Python: resume=True\) continues it\.",
      "the same command continues it: {command}"),
     (r"^--resume: ", ""),
-    (r"\. Only --epochs may change: give the original values, or a new --exp_name for a "
-     r"new run", "; " + _MOVE_IT),
+    (r"\. Only --epochs, --device and --cuda_graph may change: give the original values, "
+     r"or a new --exp_name for a new run", "; " + _MOVE_IT),
     (r"Give a new --exp_name, or delete the directory to start it again",
      _MOVE_IT[0].upper() + _MOVE_IT[1:]),
     (r"Choose a new --exp_name, add --dt for date-stamped directories, or pass --overwrite "

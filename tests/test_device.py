@@ -6,7 +6,7 @@
 - Every algorithm takes ``device='cpu'`` and ``device='auto'``; ``'cpu'`` and ``'auto'``
   resolved to the CPU give the table of a run without the argument, and ``config.json``
   keeps the value given, ``provenance.json`` the device used.
-- The GPU path's bookkeeping, run on the CPU (``Placement.copy_on_cpu``): acting from a
+- The GPU path's bookkeeping, run on the CPU (``acts_on_a_copy`` patched to say yes): acting from a
   separate copy refreshed after every update round (and after a resume) must give the
   very same table, so a missed refresh shows as a difference.
 - Checkpoints and ``model.pt`` whose tensors were saved on a GPU load on the CPU: the
@@ -30,6 +30,7 @@ from conftest import run_cli, run_here
 from spinup.machinery.arg_checks import check_args
 from spinup.machinery.checkpoint import checkpoint_path, load_checkpoint, save_checkpoint
 from spinup.utils.test_policy import load_policy_and_env
+import spinup.machinery.device as device_module
 from spinup.machinery.device import AUTO_GPU, Placement, resolve_device
 
 CUDA = torch.cuda.is_available()
@@ -220,7 +221,7 @@ def test_cpu_auto_and_the_gpu_path_on_the_cpu_give_the_same_table(algo, tmp_path
     else:
         assert used.startswith("cuda:0 (")
     # A separate acting copy, refreshed after each update round: the same numbers.
-    monkeypatch.setattr(Placement, "copy_on_cpu", True)
+    monkeypatch.setattr(device_module, "acts_on_a_copy", lambda device: True)
     copied = train(algo, tmp_path / "copied", device="cpu")
     pd.testing.assert_frame_equal(plain, copied, check_exact=True)
     assert read_json(tmp_path / "copied", "provenance.json")["run"]["device"] == "cpu"
@@ -257,7 +258,7 @@ def test_placement_on_the_cpu_is_a_pass_through():
 
 
 def test_placement_copy_is_refreshed(monkeypatch):
-    monkeypatch.setattr(Placement, "copy_on_cpu", True)
+    monkeypatch.setattr(device_module, "acts_on_a_copy", lambda device: True)
     net = torch.nn.Linear(3, 2)
     placed = Placement(net, torch.device("cpu"))
     assert placed.actor is not net
@@ -317,7 +318,7 @@ def test_a_run_saved_on_gpu_resumes_and_loads_on_the_cpu(tmp_path, monkeypatch):
     train("sac", tmp_path / "cut", epochs=1)
     for name in ("checkpoint.pt", "model.pt"):
         saved_on_gpu(tmp_path / "cut" / "pyt_save" / name)
-    monkeypatch.setattr(Placement, "copy_on_cpu", True)
+    monkeypatch.setattr(device_module, "acts_on_a_copy", lambda device: True)
     env_id, kwargs = CASES["sac"]
     spinup.sac(lambda: gym.make(env_id), ac_kwargs=dict(hidden_sizes=(8,)), seed=1,
                logger_kwargs=dict(output_dir=str(tmp_path / "cut"), resume=True), **kwargs)
@@ -343,7 +344,7 @@ def test_cli_resume_may_change_the_device(tmp_path):
     assert read_json(run_dir, "config.json")["device"] == "auto"
     assert read_json(run_dir, "provenance.json")["resumed"][0]["device"] == "cpu"
     refused = run_here("vpg", "--resume", run_dir, "--epochs", 3, "--lam", 0.5)
-    assert refused.returncode == 2 and "only --epochs, --device and --cuda_graph may change" in refused.stderr
+    assert refused.returncode == 2 and "Only --epochs, --device and --cuda_graph may change" in refused.stderr
 
 
 # ---- on a GPU only ----

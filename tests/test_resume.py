@@ -310,7 +310,7 @@ def test_cli_resume_refusals(tmp_path):
 
     changed = run_here("ppo", "--resume", str(run_dir), "--epochs", "2", "--gamma", "0.9")
     assert changed.returncode == 2
-    assert changed.stderr.count("\n") == 1 and "--gamma 0.9 differs" in changed.stderr
+    assert changed.stderr.count("\n") == 1 and "gamma 0.9 (the run has 0.99)" in changed.stderr
     same = cli("ppo", "--resume", str(run_dir), "--gamma", "0.99", "--env", "CartPole-v1",
                "--verbose")
     assert same.returncode == 0, same.stderr  # unchanged values are accepted

@@ -2,7 +2,7 @@
 
 The GPU path (a device copy of the replay buffer brought up to date once per round, the
 rows of all the round's batches drawn first, static input tensors, one function for the
-whole round) runs here on the CPU without a graph (``UpdateRound.device_path_on_cpu``):
+whole round) runs here on the CPU without a graph (``update_graph.uses_device_path`` patched to say yes):
 its tables must equal the plain loop's bit for bit, so a wrong row, a missed sync or a
 wrong policy-delay phase shows. The graph itself is tested on a GPU (tests/test_device.py).
 """
@@ -16,6 +16,7 @@ import torch
 
 import spinup
 from spinup.algos.sac.sac import ReplayBuffer
+from spinup.machinery import update_graph
 from spinup.machinery.update_graph import CapturedCall, DeviceReplay, UpdateRound
 
 # replay_size 150 < 800 steps: the buffer wraps, so syncs copy slots across its end
@@ -32,12 +33,13 @@ CASES = {
 
 def table(name, out, device_path):
     algo = name.split("_")[0]
-    UpdateRound.device_path_on_cpu = device_path
+    plain = update_graph.uses_device_path
+    update_graph.uses_device_path = (lambda device: True) if device_path else plain
     try:
         getattr(spinup, algo)(lambda: gym.make("Pendulum-v1"), ac_kwargs=dict(hidden_sizes=(16,)),
                               seed=2, logger_kwargs=dict(output_dir=str(out)), **CASES[name])
     finally:
-        UpdateRound.device_path_on_cpu = False
+        update_graph.uses_device_path = plain
     return pd.read_table(os.path.join(out, "progress.txt")).drop(columns="Time")
 
 
@@ -76,11 +78,12 @@ def test_device_replay_refuses_a_nan_observation_at_the_sync():
     buf = ReplayBuffer((2,), 1, size=5)
     buf.source = "env Pendulum-v1"
     buf.store(np.array([0.0, np.nan]), np.zeros(1), 0.0, np.zeros(2), 0.0)
-    UpdateRound.device_path_on_cpu = True
+    plain = update_graph.uses_device_path
+    update_graph.uses_device_path = lambda device: True
     try:
         round_ = UpdateRound("sac", lambda data: {}, buf, 2, 1, "cpu")
     finally:
-        UpdateRound.device_path_on_cpu = False
+        update_graph.uses_device_path = plain
     with pytest.raises(ValueError, match="non-finite observation .*replay slot 0"):
         round_()
 

@@ -38,8 +38,8 @@ def die_with_parent():
     """
     if not sys.platform.startswith("linux"):
         return None
-    from spinup.launch.run_entrypoint import _die_with
-    return functools.partial(_die_with, os.getpid())
+    from spinup.machinery.stopping import die_with
+    return functools.partial(die_with, os.getpid())
 
 
 def mpi_fork(n, bind_to_core=False, *, oversubscribe=False):

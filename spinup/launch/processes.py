@@ -1,7 +1,8 @@
 """Experiment processes and signals: start one as the leader of its own process group
 (:class:`_LocalHandle`), turn SIGINT and SIGTERM into :class:`Interrupted` while it runs, and stop
-a set of them with one policy (:func:`_stop`: SIGINT, up to :data:`SHUTDOWN_GRACE` seconds, then
-SIGKILL). :mod:`spinup.launch.grid_launch` and :mod:`spinup.launch.ray_launch` use them.
+a set of them with spinup's one stop policy (:func:`_stop`: SIGINT, up to
+:data:`~spinup.machinery.stopping.SHUTDOWN_GRACE` seconds, then SIGKILL).
+:mod:`spinup.launch.grid_launch` and :mod:`spinup.launch.ray_launch` use them.
 """
 import contextlib
 import functools
@@ -12,10 +13,10 @@ import signal
 import subprocess
 import sys
 import threading
-import time
+
+from spinup.machinery.stopping import SHUTDOWN_GRACE, stop_all  # noqa: F401
 
 POLL_SECONDS = 0.5   #: how often (seconds) the launcher looks at the running variants
-SHUTDOWN_GRACE = 30   #: seconds the experiments get to stop after a signal before being killed
 
 
 class Interrupted(KeyboardInterrupt):
@@ -100,14 +101,7 @@ class _LocalHandle:
 
 
 def _stop(handles):
-    """Interrupt every handle, wait up to ``SHUTDOWN_GRACE`` seconds, kill the rest."""
-    for handle in handles:
-        handle.interrupt()
-    deadline = time.time() + SHUTDOWN_GRACE
-    while time.time() < deadline and any(h.poll() is None for h in handles):
-        try:
-            time.sleep(0.2)
-        except KeyboardInterrupt:   # a second Ctrl-C: do not wait any longer
-            break
-    for handle in handles:
-        handle.kill()
+    """Stop the experiments of ``handles`` with spinup's one stop policy
+    (:func:`~spinup.machinery.stopping.stop_all`: SIGINT to each process group, up to
+    :data:`SHUTDOWN_GRACE` seconds, SIGKILL)."""
+    stop_all(handles)

@@ -373,6 +373,9 @@ class ExperimentGrid:
         """
         variants = self.variants()
         _check_grid_call(thunk, self.keys, variants)
+        # The core count first (as the command line): it explains a num_cpu of 99 better than
+        # steps_per_epoch would. A Ray task's cores are its node's (run_grid checks them).
+        check_before_launch([], 1 if launcher == "ray" else num_cpu, oversubscribe)
         check_variants(thunk, variants, num_cpu)
         names = [self.variant_name(v) for v in variants]
         if jobs is not None or resume or launcher is not None or ray_address is not None:

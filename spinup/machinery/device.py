@@ -127,6 +127,12 @@ def device_label(config, num_procs=1):
     return str(device)
 
 
+def acts_on_a_copy(device):
+    """Whether a run training on ``device`` acts with a separate CPU copy of its networks:
+    on every device but the CPU (a one-observation forward is cheaper on the CPU)."""
+    return device.type != "cpu"
+
+
 class Placement:
     """Where an algorithm's networks train (``device``) and where it acts (the CPU). On a
     GPU ``net`` moves there (build target networks and optimizers after this, from ``net``),
@@ -143,14 +149,11 @@ class Placement:
         device: ``device``.
     """
 
-    #: True: take the GPU path (a separate acting copy) on the CPU too (for tests).
-    copy_on_cpu = False
-
     def __init__(self, net, device):
         self.device = torch.device(device)
         self.net = net
         self.actor = net
-        self._separate = self.device.type != "cpu" or self.copy_on_cpu
+        self._separate = acts_on_a_copy(self.device)
         if self._separate:
             self.actor = copy.deepcopy(net).requires_grad_(False)
             net.to(self.device)

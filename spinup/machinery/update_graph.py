@@ -140,6 +140,13 @@ class DeviceReplay:
         return {key: column.index_select(0, rows) for key, column in self.data.items()}
 
 
+def uses_device_path(device):
+    """Whether an update round on ``device`` takes the device path (a device copy of the
+    buffer, the rows of the round drawn at once, static inputs): on every device but the CPU,
+    where the algorithm runs the plain loop of its pseudocode."""
+    return device.type != "cpu"
+
+
 class UpdateRound:
     """``n`` gradient steps, each on a fresh batch drawn uniformly from a replay buffer: the
     round of DDPG, TD3 and SAC. On the CPU it is that loop, with ``buffer.sample_batch``. On
@@ -163,16 +170,12 @@ class UpdateRound:
         log (callable): prints one line.
     """
 
-    #: True: take the GPU path (device copy of the buffer, rows drawn per round, static
-    #: inputs) on the CPU too, without a graph (for tests).
-    device_path_on_cpu = False
-
     def __init__(self, algo, update, buffer, batch_size, n, device, graph=True, period=None,
                  log=print):
         self.update, self.buffer, self.batch_size, self.n = update, buffer, batch_size, n
         self.period = period
         self.device = torch.device(device)
-        self.on_device = self.device.type != "cpu" or self.device_path_on_cpu
+        self.on_device = uses_device_path(self.device)
         if self.on_device:
             def check(rows):   # NaN/inf observations, once per transition (not per batch)
                 check_finite_rows(buffer.obs_buf[rows], buffer.obs2_buf[rows], rows, buffer)

@@ -21,8 +21,9 @@ so that a run never leaves processes behind:
   finalizer).
 - **Stop.** The main process sets a stop event and joins the workers, reading the
   queue meanwhile (a worker with unread messages in a full pipe cannot exit);
-  workers that do not stop within a few seconds are terminated, then killed. A
-  worker whose parent has died stops by itself after its current rollout.
+  workers that do not stop within the grace period are terminated, then killed (the
+  launcher's policy too: :mod:`spinup.machinery.stopping`). A worker dies with its
+  parent (Linux), as every process spinup starts does.
 - **Failure.** An exception in a worker is sent to the main process as
   :class:`WorkerFailed` with its traceback; :meth:`WorkerPool.poll` raises it as
   :class:`WorkerError`, and so it does for a worker that died without a word.
@@ -31,15 +32,15 @@ import contextlib
 import os
 import queue
 import signal
+import sys
 import threading
-import time
 import traceback
 from typing import NamedTuple
 
 import torch
 import torch.multiprocessing as mp
 
-from spinup.machinery.door import RUN_THREADS
+from spinup.machinery.door import RUN_THREADS, die_with, stop_all
 
 
 # ---- Messages from a worker to the main process ----
@@ -89,36 +90,20 @@ class WorkerError(RuntimeError):
 # ---- The worker side ----
 
 class WorkerLink:
-    """What a worker process sees of the main process: the stop event, the message
-    queue, and whether its parent is still alive.
-
-    Created in the main process and passed to each worker; :meth:`attach` is called
-    in the worker to remember its parent.
-    """
+    """What a worker process sees of the main process: the stop event and the message
+    queue. Created in the main process (whose pid it keeps) and passed to each worker."""
 
     def __init__(self, stop, messages):
         self._stop = stop
         self._messages = messages
-        self._parent = None
-
-    def attach(self):
-        self._parent = os.getppid()
-
-    def orphaned(self):
-        """True if the process that started this worker is gone."""
-        return os.getppid() != self._parent
+        self.parent = os.getpid()
 
     def running(self):
-        """False once the main process asked the workers to stop, or has died."""
-        return not self._stop.is_set() and not self.orphaned()
+        """False once the main process asked the workers to stop."""
+        return not self._stop.is_set()
 
     def send(self, message):
         self._messages.put(message)
-
-    def abandon_queue(self):
-        """Do not wait, at exit, for queued messages to reach a reader (use when
-        nobody will read them, i.e. the parent is gone)."""
-        self._messages.cancel_join_thread()
 
 
 def _worker_main(wid, link, target_bytes, shared_args):
@@ -128,14 +113,13 @@ def _worker_main(wid, link, target_bytes, shared_args):
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # The workers already use every core between them: RUN_THREADS (one) each.
     torch.set_num_threads(RUN_THREADS)
-    link.attach()
+    if sys.platform.startswith("linux"):
+        die_with(link.parent)   # no orphan: the worker ends with the main process
     try:
         import cloudpickle
         link.send(WorkerStarted(wid, os.getpid()))
         target = cloudpickle.loads(target_bytes)
         target(wid, link, *shared_args)
-        if link.orphaned():
-            link.abandon_queue()
     except ValueError as e:
         if str(e).startswith("a3c:"):   # spinup's own one-line refusal (e.g. a NaN output)
             link.send(WorkerFailed(wid, str(e), refusal=True))
@@ -148,6 +132,29 @@ def _worker_main(wid, link, target_bytes, shared_args):
 
 
 # ---- The main-process side ----
+
+class _WorkerHandle:
+    """A worker process as :func:`~spinup.machinery.stopping.stop_all` handles one: asked
+    to stop through the pool's stop event, killed with SIGTERM, then SIGKILL."""
+
+    def __init__(self, proc, stop):
+        self.proc, self.stop = proc, stop
+
+    def interrupt(self):
+        self.stop.set()
+
+    def poll(self):
+        self.proc.join(0)   # reaps an ended worker
+        return self.proc.exitcode
+
+    def kill(self):
+        if self.proc.is_alive():
+            self.proc.terminate()
+            self.proc.join(1.0)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join()
+
 
 class WorkerPool:
     """Starts ``num_workers`` processes running one function and supervises them.
@@ -221,24 +228,14 @@ class WorkerPool:
     def _on_sigint(self, signum, frame):
         self._interrupted = True
 
-    def stop(self, handle=None, timeout=5.0):
-        """Ask every worker to stop and wait for them; terminate, then kill, those
-        still alive after ``timeout`` seconds. Messages that arrive meanwhile go to
-        ``handle`` (failures are only logged) or, without ``handle``, are dropped.
-        Returns when no worker process is left."""
-        self._stop.set()
-        deadline = time.time() + timeout
-        while any(p.is_alive() for p in self._procs) and time.time() < deadline:
-            self._read(handle, wait=0.0, raise_failures=False)
-            for p in self._procs:
-                p.join(0.05)
-        for p in self._procs:
-            if p.is_alive():
-                p.terminate()
-                p.join(1.0)
-            if p.is_alive():
-                p.kill()
-                p.join()
+    def stop(self, handle=None):
+        """Stop every worker with spinup's one stop policy
+        (:func:`~spinup.machinery.stopping.stop_all`): set the stop event, wait up to
+        ``SHUTDOWN_GRACE`` seconds, then terminate (and kill) those still alive. Messages
+        that arrive meanwhile go to ``handle`` (failures are only logged) or, without
+        ``handle``, are dropped. Returns when no worker process is left."""
+        stop_all([_WorkerHandle(p, self._stop) for p in self._procs], tick=0.05,
+                 meanwhile=lambda: self._read(handle, wait=0.0, raise_failures=False))
         self._read(handle, wait=0.0, raise_failures=False)
 
     # -- watching the workers --
