@@ -230,13 +230,9 @@ def _resume_names_a_dir(args):
 
 
 def _check_launch_flags(cmd, run_kwargs):
-    """CLIError unless ``--jobs`` is a positive int or 'auto', without Ray (the launcher
-    checks ``--launcher`` and ``--ray_address``)."""
-    jobs = run_kwargs.get("jobs")
-    if jobs is not None and jobs != "auto" and (isinstance(jobs, bool)
-                                                or not isinstance(jobs, int) or jobs < 1):
-        raise CLIError(f"{cmd}: --jobs expects a positive integer or 'auto', got {jobs!r}")
-    if run_kwargs.get("launcher") == "ray" and jobs is not None:
+    """CLIError for ``--jobs`` with ``--launcher ray`` (the value of ``--jobs``, and
+    ``--launcher`` and ``--ray_address``, are the launcher's to check: run_grid)."""
+    if run_kwargs.get("launcher") == "ray" and run_kwargs.get("jobs") is not None:
         raise CLIError(f"{cmd}: --jobs is for the local launcher; with --launcher ray "
                        "the cluster's free CPUs decide how many variants run at once")
 
@@ -455,19 +451,16 @@ def parse_and_execute_grid_search(cmd, args):
         except ImportError as e:
             raise CLIError(f"{cmd}: --{e}".replace("tensorboard=True", "tensorboard", 1)) \
                 from None
-    from spinup.machinery.cores import check_num_cpu
-    # The core count first: it explains a --cpu 99 better than steps_per_epoch would.
-    check_num_cpu(run_kwargs.get("num_cpu", 1), run_kwargs.get("oversubscribe", False))
-    for workers in values.get("num_workers", []):   # A3C's workers, like MPI processes
-        check_workers(cmd, workers, run_kwargs.get("oversubscribe", False))
-
-    from spinup.launch.run_utils import ExperimentGrid, check_variants
+    from spinup.launch.run_utils import ExperimentGrid
     grid = ExperimentGrid(name=exp_name)
     for key, options in values.items():
         grid.add(key, options, shorthand=shorthands.get(key))
-    # Every experiment's values (as grid.run checks them) and env spaces, against the
-    # algorithm's declared rules (spinup.machinery.arg_checks), with Ctrl-C still held.
-    check_variants(algo, grid.variants(), run_kwargs.get("num_cpu", 1), probe_env=True)
+    # The core count, then every experiment's values and env against the algorithm's rules
+    # (spinup.machinery.arg_checks), with Ctrl-C still held; grid.run does not ask again.
+    grid.check(algo, run_kwargs.get("num_cpu", 1), run_kwargs.get("oversubscribe", False),
+               run_kwargs.get("launcher"), probe_env=True)
+    for workers in values.get("num_workers", []):   # A3C's workers, like MPI processes
+        check_workers(cmd, workers, run_kwargs.get("oversubscribe", False))
     release_ctrl_c()   # the imports are done; Ctrl-C must stop the runs
     grid.run(algo, **run_kwargs)
 

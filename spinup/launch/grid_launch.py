@@ -89,7 +89,8 @@ def check_can_create(path):
 
 
 def check_before_launch(logger_kwargs_list, num_cpu=1, oversubscribe=False):
-    """Every check that can fail before an experiment starts, so that none starts.
+    """Every check that can fail before an experiment starts, so that none starts:
+    :func:`check_cores`, then :func:`check_dirs`.
 
     Args:
         logger_kwargs_list (list of dict): the ``logger_kwargs`` of every run about
@@ -102,11 +103,23 @@ def check_before_launch(logger_kwargs_list, num_cpu=1, oversubscribe=False):
         LaunchError: ``num_cpu`` above the cores; a directory cannot be created; two runs
             would share a directory.
     """
+    check_cores(num_cpu, oversubscribe)
+    check_dirs(logger_kwargs_list)
+
+
+def check_cores(num_cpu=1, oversubscribe=False):
+    """LaunchError if ``num_cpu`` MPI processes exceed the cores (unless ``oversubscribe``):
+    :func:`~spinup.machinery.cores.check_num_cpu`, asked once per launch."""
     from spinup.machinery.cores import check_num_cpu
     try:
         check_num_cpu(num_cpu, oversubscribe)
     except ValueError as e:
         raise LaunchError(str(e)) from None
+
+
+def check_dirs(logger_kwargs_list):
+    """FileExistsError or LaunchError (see :func:`check_before_launch`) unless every run's
+    directory can be created, is free, and is used by one run only."""
     seen = set()
     for logger_kwargs in logger_kwargs_list:
         output_dir = logger_kwargs.get("output_dir")
@@ -165,9 +178,9 @@ def _encode_call(fn, kwargs=None, num_cpu=1, oversubscribe=False):
             env_fn.__qualname__ = f"gym.make({env_name!r})"   # how config.json shows it
             kwargs["env_fn"] = env_fn
 
-        def call():
-            from spinup.launch.mpi_launch import mpi_fork
-            mpi_fork(num_cpu, oversubscribe=oversubscribe)
+        def call():   # the launcher checked the core count
+            from spinup.launch.mpi_launch import fork_checked
+            fork_checked(num_cpu, oversubscribe=oversubscribe)
             fn(**kwargs)
     return base64.b64encode(zlib.compress(cloudpickle.dumps(call))).decode("utf-8")
 
@@ -307,8 +320,8 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
     else:
         jobs = resolve_jobs(jobs, num_cpu, oversubscribe)
     todo = [r for r in runs if r.state != "skip"]
-    check_before_launch([r.kwargs["logger_kwargs"] for r in todo],
-                        1 if launcher == "ray" else num_cpu, oversubscribe)
+    # The core count: resolve_jobs checked jobs x num_cpu here; a Ray task's are its node's.
+    check_dirs([r.kwargs["logger_kwargs"] for r in todo])
     # Each variant's share of the cores for the threads of OpenMP/MKL code outside torch
     # (numpy, an env's own math). Torch itself trains on RUN_THREADS threads in every run,
     # whatever the launcher, so that the numbers do not depend on how the grid is run.

@@ -58,10 +58,16 @@ def mpi_fork(n, bind_to_core=False, *, oversubscribe=False):
         ValueError: ``n`` is above the core count and ``oversubscribe`` is False.
         RuntimeError: ``n > 1`` and no ``mpiexec`` was found (``pip install mpich``).
     """
-    requested, n = n, (physical_cores() if n == "auto" else int(n))
+    check_num_cpu(n, oversubscribe)
+    fork_checked(n, bind_to_core, oversubscribe)
+
+
+def fork_checked(n, bind_to_core=False, oversubscribe=False):
+    """:func:`mpi_fork` once the core count was checked (by the launcher that started this
+    process, so that each count is checked once)."""
+    n = physical_cores() if n == "auto" else int(n)
     if n <= 1 or _in_mpi_launch():
         return
-    check_num_cpu(requested, oversubscribe)
     mpiexec = find_mpiexec()
     if mpiexec is None:
         raise RuntimeError("num_cpu > 1 needs an MPI launcher, but no 'mpiexec' was found. "

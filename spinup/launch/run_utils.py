@@ -16,7 +16,8 @@ from spinup.user_config import (DEFAULT_DATA_DIR, DEFAULT_SHORTHAND, FORCE_DATES
                                 WAIT_BEFORE_LAUNCH)
 # The launcher's errors and check_before_launch are part of this module's interface too.
 from spinup.launch.grid_launch import (DIV_LINE_WIDTH, ExperimentError, LaunchError, _encode_call,
-                                      _Run, check_before_launch, run_grid, run_one)
+                                      _Run, check_before_launch, check_cores, check_dirs,
+                                      run_grid, run_one)
 from spinup.machinery.console import colorize
 from spinup.machinery.serialization_utils import config_text as _config_text
 from spinup.machinery.run_dir import check_data_dir, check_name_lengths, check_run_name, plan_resume
@@ -112,6 +113,12 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
     logger_kwargs = kwargs.get("logger_kwargs") or setup_logger_kwargs(
         exp_name, seed, data_dir, datestamp, overwrite, tensorboard, verbose)
     check_before_launch([logger_kwargs], num_cpu, oversubscribe)
+    return _call_checked(exp_name, thunk, kwargs, logger_kwargs, num_cpu, oversubscribe, verbose)
+
+
+def _call_checked(exp_name, thunk, kwargs, logger_kwargs, num_cpu, oversubscribe, verbose):
+    """:func:`call_experiment` once its checks passed (by it, or by a grid for all its runs);
+    returns the output directory."""
     output_dir = logger_kwargs.get("output_dir")
     try:
         _run_and_report(exp_name, thunk, kwargs, logger_kwargs, num_cpu, oversubscribe, verbose)
@@ -257,6 +264,7 @@ class ExperimentGrid:
             raise TypeError(f"ExperimentGrid name must be a string, got {name!r}")
         self.name = name
         self.params = []  # _GridParam per parameter, in the order they were added
+        self._checked = None  # what check() passed: (thunk, num_cpu, ..., variants)
 
     @property
     def keys(self):
@@ -372,21 +380,19 @@ class ExperimentGrid:
                 others ran to their end.
         """
         variants = self.variants()
-        _check_grid_call(thunk, self.keys, variants)
-        # The core count first (as the command line): it explains a num_cpu of 99 better than
-        # steps_per_epoch would. A Ray task's cores are its node's (run_grid checks them).
-        check_before_launch([], 1 if launcher == "ray" else num_cpu, oversubscribe)
-        check_variants(thunk, variants, num_cpu)
+        if self._checked != (thunk, num_cpu, oversubscribe, launcher, variants):
+            self.check(thunk, num_cpu, oversubscribe, launcher)
         names = [self.variant_name(v) for v in variants]
         if jobs is not None or resume or launcher is not None or ray_address is not None:
             runs = plan_runs(thunk, variants, names, data_dir, datestamp, overwrite,
                              tensorboard, verbose, resume, num_cpu)
             return run_grid(runs, num_cpu, oversubscribe, 1 if jobs is None else jobs,
                             launcher or "local", ray_address, self.print)
-        check_before_launch(
-            [v.get("logger_kwargs") or setup_logger_kwargs(name, v.get("seed", 0), data_dir,
-                                                           datestamp, overwrite)
-             for name, v in zip(names, variants)], num_cpu, oversubscribe)
+        # Every run's directory, before the first starts (the core count is checked above).
+        logger_kwargs = [v.get("logger_kwargs") or setup_logger_kwargs(
+            name, v.get("seed", 0), data_dir, datestamp, overwrite, tensorboard, verbose)
+            for name, v in zip(names, variants)]
+        check_dirs(logger_kwargs)
         if verbose or len(variants) > 1:
             self.print()
             print(colorize("\nPreparing to run the following experiments...", color="green",
@@ -402,13 +408,28 @@ class ExperimentGrid:
                             bar_format="{desc}: {bar}| {remaining} {elapsed}"):
                 time.sleep(0.1)
         output_dirs = []
-        for name, variant in zip(names, variants):
+        for name, variant, run_logger_kwargs in zip(names, variants, logger_kwargs):
             fn = variant.pop(thunk) if isinstance(thunk, str) else thunk
-            output_dirs.append(call_experiment(
-                name, fn, num_cpu=num_cpu, data_dir=data_dir, datestamp=datestamp,
-                overwrite=overwrite, oversubscribe=oversubscribe, tensorboard=tensorboard,
-                verbose=verbose, **variant))
+            variant["seed"] = variant.get("seed", 0)
+            output_dirs.append(_call_checked(name, fn, variant, run_logger_kwargs, num_cpu,
+                                             oversubscribe, verbose))
         return output_dirs
+
+    def check(self, thunk, num_cpu=1, oversubscribe=False, launcher=None, probe_env=False):
+        """Check the grid before anything runs (:meth:`run` calls it, unless it was called
+        for the same ``thunk``, counts and variants): the core count first (it explains a
+        ``num_cpu`` of 99 better than ``steps_per_epoch`` would; a Ray task's cores are its
+        node's), then every variant's arguments (:func:`check_variants`; with ``probe_env``
+        each ``env_name`` is made and tried too, as the command line does).
+
+        Raises:
+            TypeError, ValueError, LaunchError: the first check that failed, in one line.
+        """
+        variants = self.variants()
+        _check_grid_call(thunk, self.keys, variants)
+        check_cores(1 if launcher == "ray" else num_cpu, oversubscribe)
+        check_variants(thunk, variants, num_cpu, probe_env)
+        self._checked = (thunk, num_cpu, oversubscribe, launcher, variants)
 
 
 def _epochs_of(fn, kwargs):
