@@ -396,14 +396,13 @@ def first_epoch(run_dir, out_dir):
     Returns:
         (committed, rerun): the two first rows as pandas Series, ``Time`` dropped.
     """
-    from spinup.machinery.run_dir import read_run_config
     import gymnasium as gym
     import pandas as pd
 
     import spinup
-    from spinup.machinery.run_dir import _SAVED_ENV   # how config.json names the env
+    from spinup.machinery.run_dir import read_run_config, saved_env_id
     config = read_run_config(run_dir)
-    env_id = _SAVED_ENV.search(config["env_fn"]).group(2)
+    env_id = saved_env_id(config)
     getattr(spinup, config["_algorithm"])(
         lambda: gym.make(env_id), seed=config["seed"], epochs=1,
         steps_per_epoch=config["steps_per_epoch"],

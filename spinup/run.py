@@ -288,7 +288,7 @@ def resume_run(cmd, args):
         ExperimentError: the resumed run failed.
     """
     import spinup
-    from spinup.machinery.run_dir import (_SAVED_ENV, RESUME_MAY_CHANGE, LaunchError,
+    from spinup.machinery.run_dir import (RESUME_MAY_CHANGE, LaunchError, saved_env_id,
                                           check_same_algorithm, check_same_call, holds_run,
                                           read_run_config, resume_may_change, resume_point)
     from spinup.machinery.serialization_utils import convert_json
@@ -312,12 +312,12 @@ def resume_run(cmd, args):
                            "epoch ended, so there is nothing to resume; run the same command "
                            "without --resume (it reuses the directory)") from None
         raise CLIError(f"{cmd}: --resume: {e}") from None
-    found = _SAVED_ENV.search(str(config.get("env_fn", "")))
-    if found is None:
+    env_id = saved_env_id(config)
+    if env_id is None:
         raise CLIError(f"{cmd}: --resume {run_dir}: config.json names no gymnasium id (a run "
                        "started from Python resumes from Python: logger_kwargs=dict("
                        f"output_dir={run_dir!r}, resume=True))")
-    saved = dict(config, env_name=found.group(2), num_cpu=ranks)
+    saved = dict(config, env_name=env_id, num_cpu=ranks)
     # The call as the flags give it (else as saved), for the rule of every resume.
     call = dict({key: config[key] for key in params if key in config},
                 env_name=saved["env_name"])

@@ -301,3 +301,30 @@ def test_mujocos_settotalmass_note_is_dropped_and_other_warnings_kept():
     assert proc.returncode == 0, proc.stderr
     assert "settotalmass" not in proc.stdout + proc.stderr
     assert proc.stdout.strip() == "WARNING: another warning"
+
+
+class _CtrlCInStep(gym.Wrapper):
+    """CartPole whose 31st step is interrupted by Ctrl-C (a KeyboardInterrupt)."""
+
+    def __init__(self):
+        super().__init__(gym.make("CartPole-v1"))
+        self.steps = 0
+
+    def step(self, action):
+        self.steps += 1
+        if self.steps == 31:
+            raise KeyboardInterrupt
+        return self.env.step(action)
+
+
+def test_ctrl_c_inside_step_is_not_reported_as_the_envs_error(tmp_path, capfd):
+    """Issue 54: the door's ``with run:`` named every exception from inside ``step()`` as the
+    env's, so a Ctrl-C there printed "your env raised KeyboardInterrupt" (the decorator it
+    replaced saw ``Exception`` only). The thread count is put back all the same."""
+    import torch
+    threads = torch.get_num_threads()
+    with pytest.raises(KeyboardInterrupt):
+        spinup.ppo(_CtrlCInStep, steps_per_epoch=50, epochs=2,
+                   logger_kwargs=dict(output_dir=str(tmp_path / "run")))
+    assert "your env raised" not in capfd.readouterr().err
+    assert torch.get_num_threads() == threads

@@ -27,7 +27,7 @@ from spinup.launch.processes import (POLL_SECONDS, SHUTDOWN_GRACE, Interrupted, 
                                      _LocalHandle, _signals_interrupt, _start_process, _stop)
 from spinup.machinery.console import colorize, progress_line
 from spinup.machinery.run_dir import (LaunchError, can_resume, check_run_dir_free, decide_start,
-                                     holds_run)
+                                      env_maker, holds_run)
 from spinup.machinery.serialization_utils import convert_json
 
 DIV_LINE_WIDTH = 80
@@ -170,13 +170,7 @@ def _encode_call(fn, kwargs=None, num_cpu=1, oversubscribe=False):
     if kwargs is not None:
         kwargs = dict(kwargs)
         if "env_name" in kwargs:
-            env_name = kwargs.pop("env_name")
-
-            def env_fn():
-                import gymnasium as gym
-                return gym.make(env_name)
-            env_fn.__qualname__ = f"gym.make({env_name!r})"   # how config.json shows it
-            kwargs["env_fn"] = env_fn
+            kwargs["env_fn"] = env_maker(kwargs.pop("env_name"))
 
         def call():   # the launcher checked the core count
             from spinup.launch.mpi_launch import fork_checked

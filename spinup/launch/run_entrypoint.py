@@ -116,7 +116,8 @@ def take_signals_from_launcher():
     ``SPINUP_LAUNCHER_PID``). It starts with SIGINT and SIGTERM blocked (the launcher's mask at
     the fork): SIGINT gets Python's handler, even if the launcher ignored it (a Ray worker does),
     and stays blocked until :func:`main` is ready for it; SIGTERM is unblocked; on Linux the
-    process gets SIGTERM when the launcher dies (see :func:`_die_with`)."""
+    process gets SIGTERM when the launcher dies
+    (:func:`spinup.machinery.stopping.die_with`)."""
     launcher = os.environ.pop("SPINUP_LAUNCHER_PID", None)
     if launcher is None:
         return
@@ -124,17 +125,8 @@ def take_signals_from_launcher():
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     if sys.platform.startswith("linux"):
-        _die_with(int(launcher))
-
-
-def _die_with(launcher):
-    """Linux: get SIGTERM when the parent process dies, even by ``kill -9``
-    (``prctl(PR_SET_PDEATHSIG)``); stop at once if ``launcher`` (its pid) is already gone."""
-    import ctypes
-    pr_set_pdeathsig = 1
-    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
-    if os.getppid() != launcher:   # it died before prctl took effect
-        os.kill(os.getpid(), signal.SIGTERM)
+        from spinup.machinery.stopping import die_with   # spinup's one rule for its children
+        die_with(int(launcher))
 
 
 def main(encoded_thunk):
@@ -203,5 +195,6 @@ def _exit_after_ctrl_c():
 
 
 if __name__ == "__main__":
+    _use_parent_path()   # spinup imports as in the launcher (also for die_with)
     take_signals_from_launcher()
     main(sys.argv[1])

@@ -86,7 +86,7 @@ class Run:
     def __exit__(self, kind, error, tb):
         """Put the thread count back and close the envs; an exception from inside an env's
         ``step()`` gets one line naming the epoch and step before it propagates."""
-        if error is not None:
+        if isinstance(error, Exception):   # not Ctrl-C: a KeyboardInterrupt is no env error
             _say_if_env_step_raised(self.name, error, depth=0)
         for env in self.envs + [self.test_env]:
             if env is not None:

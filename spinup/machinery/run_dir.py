@@ -105,6 +105,23 @@ _NOT_COMPARED = {"logger_kwargs", "env_fn"}
 _SAVED_ENV = re.compile(r"gym\.make\((['\"])(.+)\1\)")
 
 
+def env_maker(env_id):
+    """The ``env_fn`` of a run given a gymnasium id (``--env``): ``gymnasium.make(env_id)``,
+    written in ``config.json`` as ``gym.make('<id>')``, which :func:`saved_env_id` reads."""
+    def env_fn():
+        import gymnasium as gym
+        return gym.make(env_id)
+    env_fn.__qualname__ = f"gym.make({env_id!r})"   # how config.json shows it
+    return env_fn
+
+
+def saved_env_id(config):
+    """The gymnasium id that a run's ``env_fn`` makes, from its ``config.json`` (``config``,
+    a dict); None for an ``env_fn`` not made by :func:`env_maker` (a run started from Python)."""
+    found = _SAVED_ENV.search(str(config.get("env_fn", "")))
+    return found.group(2) if found else None
+
+
 def resume_may_change():
     """:data:`RESUME_MAY_CHANGE` as flags, in words: ``--epochs, --device and --cuda_graph``."""
     flags = [f"--{key}" for key in RESUME_MAY_CHANGE]
@@ -136,9 +153,9 @@ def check_same_call(run_dir, fn, kwargs, config=None):
                 and value is not inspect.Parameter.empty
                 and convert_json(value) != config[key]):
             differ.append(f"{key} {convert_json(value)!r} (the run has {config[key]!r})")
-    saved_env = _SAVED_ENV.search(str(config.get("env_fn", "")))
-    if "env_name" in kwargs and saved_env and saved_env.group(2) != kwargs["env_name"]:
-        differ.append(f"env_name {kwargs['env_name']!r} (the run has {saved_env.group(2)!r})")
+    saved_env = saved_env_id(config)
+    if "env_name" in kwargs and saved_env and saved_env != kwargs["env_name"]:
+        differ.append(f"env_name {kwargs['env_name']!r} (the run has {saved_env!r})")
     if differ:
         raise LaunchError(f"--resume: {run_dir} was started with other arguments: "
                           + "; ".join(differ) + f". Only {resume_may_change()} may change: "

@@ -213,8 +213,9 @@ def test_overwrite_clears_only_after_the_directory_is_claimed(tmp_path, monkeypa
     first.dump_tabular()
     del first
     seen = []
-    real_clear = logx._clear_run
-    monkeypatch.setattr(logx, "_clear_run", lambda d, name: (
+    from spinup.machinery import record
+    real_clear = record._clear_run
+    monkeypatch.setattr(record, "_clear_run", lambda d, name: (
         seen.append(run_dir._lock_path(d) in run_dir._held_locks), real_clear(d, name)))
     with pytest.raises(FileExistsError):
         logx.EpochLogger(output_dir=out)   # refused: the claim is dropped again
