@@ -1458,15 +1458,16 @@ def main(argv=None):
                                    or args.steps % STEPS_PER_EPOCH):
         parser.error(f"{args.command}: --steps {args.steps}: give a positive multiple of "
                      f"{STEPS_PER_EPOCH} (the steps per epoch)")
-    if args.command == "run" and args.launcher == "ray" and args.jobs is not None:
-        parser.error("run: --jobs is for the local launcher; with --launcher ray the "
-                     "cluster's free CPUs decide how many runs go at once")
-    if args.command == "run" and args.jobs is None:
-        args.jobs = "auto"
-    if getattr(args, "jobs", None) not in (None, "auto"):
-        if not str(args.jobs).isdigit() or int(args.jobs) < 1:
-            parser.error(f"run: --jobs expects a positive integer or 'auto', got {args.jobs!r}")
+    if getattr(args, "jobs", None) not in (None, "auto") and str(args.jobs).isdigit():
         args.jobs = int(args.jobs)
+    if args.command == "run":   # the launcher's own check of its options (grid_launch)
+        from spinup.launch.grid_launch import LaunchError, check_launch_options
+        try:
+            check_launch_options(args.jobs, args.launcher, getattr(args, "ray_address", None))
+        except LaunchError as e:
+            parser.error(f"run: {e}")
+        if args.jobs is None:
+            args.jobs = "auto"
     from spinup.launch.grid_launch import GridError
     from spinup.launch.run_utils import LaunchError
     try:

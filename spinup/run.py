@@ -229,14 +229,6 @@ def _resume_names_a_dir(args):
     return at + 1 < len(args) and not args[at + 1].startswith("--")
 
 
-def _check_launch_flags(cmd, run_kwargs):
-    """CLIError for ``--jobs`` with ``--launcher ray`` (the value of ``--jobs``, and
-    ``--launcher`` and ``--ray_address``, are the launcher's to check: run_grid)."""
-    if run_kwargs.get("launcher") == "ray" and run_kwargs.get("jobs") is not None:
-        raise CLIError(f"{cmd}: --jobs is for the local launcher; with --launcher ray "
-                       "the cluster's free CPUs decide how many variants run at once")
-
-
 # ---- Resuming a run ----
 
 #: Output options that a resumed run may switch on (they do not change training).
@@ -443,7 +435,6 @@ def parse_and_execute_grid_search(cmd, args):
         raise CLIError(f"{cmd}: --resume continues the grid's runs and --overwrite replaces "
                        "them: give one of the two")
     _check_num_cpu(cmd, run_kwargs.get("num_cpu", 1))
-    _check_launch_flags(cmd, run_kwargs)
     if run_kwargs.get("tensorboard"):
         from spinup.machinery.record import tensorboard_writer_class as _tensorboard_writer_class
         try:
@@ -455,10 +446,12 @@ def parse_and_execute_grid_search(cmd, args):
     grid = ExperimentGrid(name=exp_name)
     for key, options in values.items():
         grid.add(key, options, shorthand=shorthands.get(key))
-    # The core count, then every experiment's values and env against the algorithm's rules
-    # (spinup.machinery.arg_checks), with Ctrl-C still held; grid.run does not ask again.
+    # The launcher's options, the core count, then every experiment's values and env against
+    # the algorithm's rules (spinup.machinery.arg_checks), with Ctrl-C still held; grid.run
+    # does not ask again.
     grid.check(algo, run_kwargs.get("num_cpu", 1), run_kwargs.get("oversubscribe", False),
-               run_kwargs.get("launcher"), probe_env=True)
+               run_kwargs.get("launcher"), probe_env=True, jobs=run_kwargs.get("jobs"),
+               ray_address=run_kwargs.get("ray_address"))
     for workers in values.get("num_workers", []):   # A3C's workers, like MPI processes
         check_workers(cmd, workers, run_kwargs.get("oversubscribe", False))
     release_ctrl_c()   # the imports are done; Ctrl-C must stop the runs

@@ -135,8 +135,36 @@ def check_dirs(logger_kwargs_list):
             decide_start(output_dir, overwrite=logger_kwargs.get("overwrite", False))
 
 
+def check_launch_options(jobs=None, launcher="local", ray_address=None):
+    """The one check of the launcher's options (the command line, ``ExperimentGrid.run``,
+    :func:`run_grid` and ``benchmarks/mujoco.py`` ask it alike).
+
+    Args:
+        jobs (int, str or None): variants at once; ``None``: not given.
+        launcher (str or None): ``'local'`` or ``'ray'`` (``None``: local).
+        ray_address (str or None): the Ray cluster.
+
+    Raises:
+        LaunchError: ``jobs`` not a positive int or ``'auto'``, or given with Ray (whose free
+            CPUs decide how many variants run at once); an unknown ``launcher``; a
+            ``ray_address`` without ``launcher='ray'``.
+    """
+    if launcher not in (None, "local", "ray"):
+        raise LaunchError(f"--launcher expects local or ray, got {launcher!r}")
+    if ray_address is not None and launcher != "ray":
+        raise LaunchError("--ray_address needs --launcher ray")
+    if jobs is None:
+        return
+    if launcher == "ray":
+        raise LaunchError("--jobs is for the local launcher; with --launcher ray the "
+                          "cluster's free CPUs decide how many variants run at once")
+    if jobs != "auto" and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise LaunchError(f"--jobs expects a positive integer or 'auto', got {jobs!r}")
+
+
 def resolve_jobs(jobs, num_cpu=1, oversubscribe=False):
-    """The number of variants (at least 1) to run at once on this machine.
+    """The number of variants (at least 1) to run at once on this machine (``jobs`` passed
+    :func:`check_launch_options`).
 
     Args:
         jobs (int or str): a positive int, or ``'auto'`` for ``cores // num_cpu``.
@@ -145,12 +173,9 @@ def resolve_jobs(jobs, num_cpu=1, oversubscribe=False):
         oversubscribe (bool): allow ``jobs * num_cpu`` above the cores.
 
     Raises:
-        LaunchError: ``jobs`` is not a positive int or ``'auto'``; or
-            ``jobs * num_cpu`` processes exceed the cores without ``oversubscribe``.
+        LaunchError: ``jobs * num_cpu`` processes exceed the cores without ``oversubscribe``.
     """
     from spinup.machinery.cores import available_cores, physical_cores
-    if jobs != "auto" and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
-        raise LaunchError(f"--jobs expects a positive integer or 'auto', got {jobs!r}")
     per_variant = physical_cores() if num_cpu == "auto" else int(num_cpu)
     cores = available_cores()
     if jobs == "auto":
@@ -278,7 +303,7 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
              ray_address=None, announce=None):
     """Run the planned ``runs`` and report on the terminal. Every check (``jobs`` x ``num_cpu``
     against the cores, the run directories, Ray being installed) is made before the first
-    variant starts.
+    variant starts; the options themselves passed :func:`check_launch_options` (the caller's).
 
     Args:
         runs (list): from :func:`~spinup.launch.run_utils.plan_runs`.
@@ -298,10 +323,6 @@ def run_grid(runs, num_cpu=1, oversubscribe=False, jobs=1, launcher="local",
         Interrupted: (a KeyboardInterrupt) SIGINT or SIGTERM, after every variant stopped.
     """
     from spinup.machinery.cores import available_cores, physical_cores
-    if launcher not in ("local", "ray"):
-        raise LaunchError(f"--launcher expects local or ray, got {launcher!r}")
-    if ray_address is not None and launcher != "ray":
-        raise LaunchError("--ray_address needs --launcher ray")
     per_variant = physical_cores() if num_cpu == "auto" else int(num_cpu)
     if launcher == "ray":
         from spinup.launch.ray_launch import _check_reachable, require_ray

@@ -17,7 +17,7 @@ from spinup.user_config import (DEFAULT_DATA_DIR, DEFAULT_SHORTHAND, FORCE_DATES
 # The launcher's errors and check_before_launch are part of this module's interface too.
 from spinup.launch.grid_launch import (DIV_LINE_WIDTH, ExperimentError, LaunchError, _encode_call,
                                       _Run, check_before_launch, check_cores, check_dirs,
-                                      run_grid, run_one)
+                                      check_launch_options, run_grid, run_one)
 from spinup.machinery.console import colorize
 from spinup.machinery.serialization_utils import config_text as _config_text
 from spinup.machinery.run_dir import check_data_dir, check_name_lengths, check_run_name, plan_resume
@@ -380,8 +380,10 @@ class ExperimentGrid:
                 others ran to their end.
         """
         variants = self.variants()
-        if self._checked != (thunk, num_cpu, oversubscribe, launcher, variants):
-            self.check(thunk, num_cpu, oversubscribe, launcher)
+        checked = (thunk, num_cpu, oversubscribe, launcher, jobs, ray_address, variants)
+        if self._checked != checked:
+            self.check(thunk, num_cpu, oversubscribe, launcher, jobs=jobs,
+                       ray_address=ray_address)
         names = [self.variant_name(v) for v in variants]
         if jobs is not None or resume or launcher is not None or ray_address is not None:
             runs = plan_runs(thunk, variants, names, data_dir, datestamp, overwrite,
@@ -415,21 +417,25 @@ class ExperimentGrid:
                                              oversubscribe, verbose))
         return output_dirs
 
-    def check(self, thunk, num_cpu=1, oversubscribe=False, launcher=None, probe_env=False):
+    def check(self, thunk, num_cpu=1, oversubscribe=False, launcher=None, probe_env=False,
+              jobs=None, ray_address=None):
         """Check the grid before anything runs (:meth:`run` calls it, unless it was called
-        for the same ``thunk``, counts and variants): the core count first (it explains a
-        ``num_cpu`` of 99 better than ``steps_per_epoch`` would; a Ray task's cores are its
-        node's), then every variant's arguments (:func:`check_variants`; with ``probe_env``
-        each ``env_name`` is made and tried too, as the command line does).
+        with the same arguments for the same variants): the launcher's options
+        (:func:`~spinup.launch.grid_launch.check_launch_options`), the core count (it
+        explains a ``num_cpu`` of 99 better than ``steps_per_epoch`` would; a Ray task's cores
+        are its node's), then every variant's arguments (:func:`check_variants`; with
+        ``probe_env`` each ``env_name`` is made and tried too, as the command line does).
+        The arguments are those of :meth:`run`.
 
         Raises:
             TypeError, ValueError, LaunchError: the first check that failed, in one line.
         """
         variants = self.variants()
         _check_grid_call(thunk, self.keys, variants)
+        check_launch_options(jobs, launcher, ray_address)
         check_cores(1 if launcher == "ray" else num_cpu, oversubscribe)
         check_variants(thunk, variants, num_cpu, probe_env)
-        self._checked = (thunk, num_cpu, oversubscribe, launcher, variants)
+        self._checked = (thunk, num_cpu, oversubscribe, launcher, jobs, ray_address, variants)
 
 
 def _epochs_of(fn, kwargs):

@@ -1,7 +1,7 @@
 """Checking an algorithm's env: its spaces, a first reset and step, and the data it yields.
 
-An algorithm declares ``SPACES = dict(obs=FLAT_BOX, act=(FLAT_BOX, DISCRETE))``, makes its
-env with ``make_env("ppo", env_fn, **SPACES)`` before anything is written, and its buffers
+An algorithm's spaces are its entry of :data:`spinup.machinery.arg_checks.SPACES`; its run
+makes the env with :func:`make_env` (through the door) before anything is written, and its buffers
 refuse NaN or infinite data (``check_finite_*``) in one line naming the algorithm and the env.
 """
 import math
