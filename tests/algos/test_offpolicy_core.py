@@ -175,7 +175,7 @@ def test_q_params_get_no_gradient_during_policy_step(algo, tmp_path, monkeypatch
                 checks["pi"] += 1
             return super().step(closure)
 
-    monkeypatch.setattr(mod, "Adam", SpyAdam)
+    monkeypatch.setattr(torch.optim, "Adam", SpyAdam)   # torch_tools.adam builds through it
     fn(lambda: gym.make("Pendulum-v1"), actor_critic=actor_critic,
        logger_kwargs=dict(output_dir=str(tmp_path)), **TINY)
     assert checks["q"] == 100 and checks["pi"] == (50 if algo == "td3" else 100)

@@ -53,14 +53,10 @@ import numpy as np
 import torch
 
 import spinup.algos.ddpg.core as core
-from spinup.utils import torch_tools
 from spinup.machinery.door import Run, check_finite_reward, check_finite_rows
 from spinup.utils.logx import EpochLogger
-from spinup.utils.torch_tools import polyak_update
+from spinup.utils.torch_tools import adam, polyak_update
 
-# The optimizer factory: Adam, fused where this torch supports it on the CPU. One
-# module-level name, so that a test can swap in a recording optimizer.
-Adam = torch_tools.adam
 
 
 class ReplayBuffer:
@@ -238,8 +234,8 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
         # A list, not a generator: it is walked twice per update to freeze and thaw Q.
         q_params = list(ac.q.parameters())
-        pi_optimizer = Adam(ac.pi.parameters(), lr=pi_lr)
-        q_optimizer = Adam(q_params, lr=q_lr)
+        pi_optimizer = adam(ac.pi.parameters(), lr=pi_lr)
+        q_optimizer = adam(q_params, lr=q_lr)
         logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
 
         # what each epoch's checkpoint holds (a resume, resume=True, reads it back)

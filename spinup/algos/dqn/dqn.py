@@ -65,13 +65,9 @@ import torch.nn.functional as F
 
 import spinup.algos.dqn.core as core
 from spinup.machinery.door import Run, check_finite_reward, check_finite_rows
-from spinup.utils import torch_tools
 from spinup.utils.logx import EpochLogger
-from spinup.utils.torch_tools import polyak_update, set_lr
+from spinup.utils.torch_tools import adam, polyak_update, set_lr
 
-# Adam, fused into one kernel per step where this torch supports that on the CPU
-# (2.4 and newer), the plain one elsewhere. A module attribute, so tests can spy on it.
-Adam = torch_tools.adam
 
 
 class ReplayBuffer:
@@ -345,7 +341,7 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
         replay = ReplayBuffer(obs_shape, replay_size, gamma, n_step)
     replay.source = run.label
 
-    optimizer = Adam(q_net.parameters(), lr=lr)
+    optimizer = adam(q_net.parameters(), lr=lr)
     logger.setup_pytorch_saver(q_net, ac_kwargs=ac_kwargs)
     total_steps = steps_per_epoch * epochs
 

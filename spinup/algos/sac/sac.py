@@ -68,9 +68,6 @@ from spinup.machinery.door import Run, check_finite_reward, check_finite_rows
 from spinup.utils.logx import EpochLogger
 from spinup.utils.torch_tools import adam, polyak_update
 
-# Adam, fused into one kernel per step where this torch supports that on the CPU
-# (2.4 and newer), the plain one elsewhere. A module attribute, so tests can spy on it.
-Adam = adam
 
 
 class ReplayBuffer:
@@ -261,11 +258,11 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         # Both Q-functions share one optimizer; a list (not a one-shot iterator) also
         # serves the freeze in update().
         q_params = list(ac.q1.parameters()) + list(ac.q2.parameters())
-        pi_optimizer = Adam(ac.pi.parameters(), lr=lr)
-        q_optimizer = Adam(q_params, lr=lr)
+        pi_optimizer = adam(ac.pi.parameters(), lr=lr)
+        q_optimizer = adam(q_params, lr=lr)
         # One scalar gains nothing from the fused kernel; the plain Adam also keeps the
         # learned-alpha runs of earlier versions bit for bit.
-        alpha_optimizer = Adam([log_alpha], lr=lr, fused=False) if learn_alpha else None
+        alpha_optimizer = adam([log_alpha], lr=lr, fused=False) if learn_alpha else None
 
         logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
 

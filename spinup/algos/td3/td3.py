@@ -56,14 +56,10 @@ import numpy as np
 import torch
 
 import spinup.algos.td3.core as core
-from spinup.utils import torch_tools
 from spinup.machinery.door import Run, check_finite_reward, check_finite_rows
 from spinup.utils.logx import EpochLogger
-from spinup.utils.torch_tools import polyak_update
+from spinup.utils.torch_tools import adam, polyak_update
 
-# The optimizer factory: Adam, fused where this torch supports it on the CPU. One
-# module-level name, so that a test can swap in a recording optimizer.
-Adam = torch_tools.adam
 
 
 class ReplayBuffer:
@@ -252,8 +248,8 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         # A list, not a generator: it feeds the optimizer and is then walked twice per
         # policy step to freeze and thaw both critics.
         q_params = [*ac.q1.parameters(), *ac.q2.parameters()]
-        pi_optimizer = Adam(ac.pi.parameters(), lr=pi_lr)
-        q_optimizer = Adam(q_params, lr=q_lr)
+        pi_optimizer = adam(ac.pi.parameters(), lr=pi_lr)
+        q_optimizer = adam(q_params, lr=q_lr)
         logger.setup_pytorch_saver(ac, ac_kwargs=ac_kwargs)
 
         # what each epoch's checkpoint holds (a resume, resume=True, reads it back)
