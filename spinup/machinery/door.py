@@ -18,9 +18,9 @@ from spinup.machinery.arg_checks import _rules_of, check_args
 from spinup.machinery.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
 from spinup.machinery.console import colorize, print_table  # noqa: F401  (for the logger)
 from spinup.machinery.device import RUN_THREADS, Placement, resolve_device, torch_threads
-from spinup.machinery.env_checks import (_say_if_env_step_raised, check_finite_obs,  # noqa: F401
-                                         check_finite_path, check_finite_reward,
-                                         check_finite_rows, env_label, make_env)
+from spinup.machinery.env_checks import (check_finite_obs, check_finite_path,  # noqa: F401
+                                         check_finite_reward, check_finite_rows, env_label,
+                                         make_env, report_env_step_error)
 from spinup.machinery.record import RunRecord  # noqa: F401  (for the logger)
 from spinup.machinery.serialization_utils import (convert_json, kwargs_to_plain,  # noqa: F401
                                                   save_model, write_atomically,
@@ -87,7 +87,7 @@ class Run:
         """Put the thread count back and close the envs; an exception from inside an env's
         ``step()`` gets one line naming the epoch and step before it propagates."""
         if isinstance(error, Exception):   # not Ctrl-C: a KeyboardInterrupt is no env error
-            _say_if_env_step_raised(self.name, error, depth=0)
+            report_env_step_error(self.name, error)
         for env in self.envs + [self.test_env]:
             if env is not None:
                 env.close()

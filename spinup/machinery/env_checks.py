@@ -180,39 +180,23 @@ def make_env(algo, env_fn, obs=FLAT_BOX, act=(FLAT_BOX, DISCRETE)):
     return env
 
 
-def report_env_step_error(algo):
-    """Decorator for algorithm ``algo`` (``None``: the function's ``algo`` argument): when
-    an exception comes from inside the env's ``step()``, print one line saying so, with the
-    epoch and step, before it propagates unchanged. Nothing runs per step."""
-    import functools
-
-    def decorate(fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            try:
-                return fn(*args, **kwargs)
-            except Exception as e:
-                _say_if_env_step_raised(algo, e)
-                raise
-        return wrapper
-    return decorate
-
-
-def _say_if_env_step_raised(algo, exc, depth=1):
-    """Print the line of :func:`report_env_step_error` if ``exc`` came from an env's
-    ``step()``; ``depth``: the index of the algorithm's frame in ``exc``'s traceback."""
+def report_env_step_error(algo, exc):
+    """If ``exc`` came from inside an env's ``step()``, print one line saying so, with the
+    epoch and step, before it propagates unchanged (the algorithm's ``with run:`` calls this
+    as it leaves; nothing runs per step). ``exc``'s traceback starts in the algorithm's frame,
+    whose ``epoch`` and ``t`` name the moment."""
     import sys
     import traceback
     frames = [frame for frame, _ in traceback.walk_tb(exc.__traceback__)]
-    inner = frames[depth + 1:]   # below the algorithm's own frame
+    inner = frames[1:]   # below the algorithm's own frame
     if not any(f.f_code.co_name == "step" and hasattr(f.f_locals.get("self"), "action_space")
                for f in inner):
         return
-    here = frames[depth].f_locals
+    here = frames[0].f_locals
     at = ", ".join(f"{word}{here[k]}" for k, word in (("epoch", "epoch "), ("t", "step t="))
                    if isinstance(here.get(k), int))
     testing = " while testing the agent" * any(f.f_code.co_name.startswith("test_") for f in inner)
-    print(f"{algo or here.get('algo')}: your env raised {type(exc).__name__} inside step()"
+    print(f"{algo}: your env raised {type(exc).__name__} inside step()"
           f"{testing}{' at ' * bool(at)}{at}; its traceback follows", file=sys.stderr, flush=True)
     exc.spinup_keep_traceback = True   # the CLI's one-line form must not swallow it
 
