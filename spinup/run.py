@@ -187,8 +187,13 @@ def _check_env(cmd, env_name):
     import gymnasium as gym
 
     from spinup.machinery.arg_checks import hand_over_env
+    from spinup.machinery.run_dir import is_batched_id
     try:
-        hand_over_env(env_name, gym.make(env_name))   # check_cli probes this one (one build)
+        env = gym.make(env_name)
+        if is_batched_id(env_name):   # check_cli makes the task as the run will
+            env.close()
+        else:
+            hand_over_env(env_name, env)   # check_cli probes this one (one build)
     except gym.error.DependencyNotInstalled as e:
         raise CLIError(f"{cmd}: --env {env_name}: a dependency is missing ({e}). MuJoCo envs "
                        "need: pip install 'gymnasium[mujoco]'; Box2D envs: pip install "

@@ -68,7 +68,7 @@ def test_steps_over_procs_and_single_process_read_the_process_count():
     assert _verdict(rule, 4000, procs=4) == "ok"
     assert _verdict(rule, 4001, procs=4) == "value"
     assert _verdict(rule, 2, procs=4) == "value"
-    blocks = ac.steps_over_procs(block="n_steps")
+    blocks = ac.steps_over_procs("n_steps")
     assert _verdict(blocks, 40, config=dict(n_steps=20), procs=2) == "ok"
     assert _verdict(blocks, 60, config=dict(n_steps=20), procs=2) == "value"
     one = ac.single_process("reason")

@@ -195,7 +195,8 @@ def _encode_call(fn, kwargs=None, num_cpu=1, oversubscribe=False):
     if kwargs is not None:
         kwargs = dict(kwargs)
         if "env_name" in kwargs:
-            kwargs["env_fn"] = env_maker(kwargs.pop("env_name"))
+            kwargs["env_fn"] = env_maker(kwargs.pop("env_name"), kwargs.get("num_envs"),
+                                         kwargs.get("device"))
 
         def call():   # the launcher checked the core count
             from spinup.launch.mpi_launch import fork_checked

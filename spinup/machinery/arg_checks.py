@@ -179,16 +179,17 @@ class _ModelKwargs(Rule):
 mlp_ac_kwargs = _ModelKwargs()
 
 
-def steps_over_procs(block=None):
+def steps_over_procs(*blocks):
     """``steps_per_epoch``: an int >= 1 that splits evenly over the MPI processes,
-    and, with ``block`` (the name of another argument, e.g. ``'n_steps'``), into
-    whole rollouts of that many steps on every process."""
+    and, with ``blocks`` (names of other arguments, e.g. ``'n_steps'``, ``'num_envs'``),
+    into whole rollouts of that many steps (times that many env copies) on every process."""
     def factor(ctx):
-        each = ctx.config[block] if block else 1
-        return ctx.procs * (each if is_int(each) and each >= 1 else 1)
+        each = [ctx.config.get(block) for block in blocks]
+        return ctx.procs * math.prod(e if is_int(e) and e >= 1 else 1 for e in each)
 
     def words(name, ctx):
-        each = f"{block} ({ctx.config[block]!r}) times " if block else ""
+        each = "".join(f"{block} ({ctx.config.get(block)!r}) times " for block in blocks
+                       if ctx.config.get(block, 1) != 1)
         return f"an int >= 1 that is a multiple of {each}the number of MPI processes ({ctx.procs})"
 
     return Rule(words, is_int, lambda v, ctx: v >= 1 and v % factor(ctx) == 0, late=True)
@@ -274,7 +275,7 @@ COMMON_RULES = dict(
     {name: positive_int for name in (
         "steps_per_epoch", "epochs", "replay_size", "batch_size", "update_every",
         "target_update_every", "n_step", "n_steps", "max_ep_len", "save_freq",
-        "train_pi_iters", "policy_delay", "cg_iters")},
+        "train_pi_iters", "policy_delay", "cg_iters", "num_envs")},
     **{name: nonneg_int for name in (
         "start_steps", "update_after", "eps_decay_steps", "num_test_episodes",
         "train_v_iters", "backtrack_iters")},
@@ -376,9 +377,13 @@ def check_cli(algo, fn, kwargs):
     check_args(algo, fn, args, procs=num_cpu)
     _, spaces = _rules_of(fn)
     if env_name is not None and spaces is not None and (algo, env_name) not in _checked:
-        import gymnasium
+        from spinup.machinery.run_dir import env_maker
         made = _handed_over.pop(env_name, None)
-        make_env(algo, (lambda: made) if made is not None else (lambda: gymnasium.make(env_name)),
+        params = inspect.signature(fn).parameters
+        num_envs = args.get("num_envs", params["num_envs"].default) \
+            if "num_envs" in params else None
+        make_env(algo, (lambda: made) if made is not None else
+                 env_maker(env_name, num_envs, args.get("device")), num_envs=num_envs,
                  **spaces).close()
         _checked.add((algo, env_name))
 
@@ -460,11 +465,16 @@ def _alpha_ok(alpha, ctx):
     return alpha > 0 if learned else alpha >= 0
 
 
-VPG = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(), gamma=unit_interval,
+#: Off-policy algorithms: an epoch is whole batch steps of the ``num_envs`` copies, and
+#: ``updates_per_step`` gradient steps are taken per env step.
+OFF_POLICY = dict(BASIC_RULES, steps_per_epoch=steps_over_procs("num_envs"),
+                  updates_per_step=positive)
+
+VPG = dict(BASIC_RULES, steps_per_epoch=steps_over_procs("num_envs"), gamma=unit_interval,
            pi_lr=positive, vf_lr=positive, train_v_iters=positive_int,
            lam=in_range(0, 1, low_open=True))
 
-TRPO = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(), gamma=unit_interval,
+TRPO = dict(BASIC_RULES, steps_per_epoch=steps_over_procs("num_envs"), gamma=unit_interval,
             delta=positive, vf_lr=positive, damping_coeff=nonneg,
             backtrack_coeff=in_range(0, 1, low_open=True, high_open=True), lam=unit_interval,
             algo=one_of("trpo", "npg"))
@@ -472,30 +482,30 @@ TRPO = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(), gamma=unit_interval
 PPO = dict(BASIC_RULES, steps_per_epoch=steps_over_procs("num_envs"), gamma=unit_interval,
            clip_ratio=in_range(0, 1, low_open=True, high_open=True), pi_lr=positive,
            vf_lr=positive, train_v_iters=positive_int, lam=in_range(0, 1, low_open=True),
-           target_kl=positive, num_envs=positive_int)
+           target_kl=positive)
 
-DDPG = dict(BASIC_RULES, gamma=unit_interval, polyak=unit_interval, pi_lr=positive,
+DDPG = dict(OFF_POLICY, gamma=unit_interval, polyak=unit_interval, pi_lr=positive,
             q_lr=positive, act_noise=nonneg,
             num_cpu=single_process("DDPG does not average gradients over MPI processes"))
 
-TD3 = dict(BASIC_RULES, gamma=unit_interval, polyak=unit_interval, pi_lr=positive,
+TD3 = dict(OFF_POLICY, gamma=unit_interval, polyak=unit_interval, pi_lr=positive,
            q_lr=positive, act_noise=nonneg, target_noise=nonneg, noise_clip=nonneg,
            num_cpu=single_process("TD3 does not average gradients over MPI processes"))
 
-SAC = dict(BASIC_RULES, gamma=unit_interval, polyak=unit_interval, lr=positive,
+SAC = dict(OFF_POLICY, gamma=unit_interval, polyak=unit_interval, lr=positive,
            alpha=Rule(_alpha_words, lambda a: isinstance(a, str) or is_number(a),
                       _alpha_ok, late=True),
            target_entropy=optional(in_range()),
            num_cpu=single_process("SAC does not average its updates over MPI processes"))
 
-DQN = dict(BASIC_RULES, gamma=unit_interval, lr=positive, polyak=optional(unit_interval),
+DQN = dict(OFF_POLICY, gamma=unit_interval, lr=positive, polyak=optional(unit_interval),
            eps_start=unit_interval, eps_end=unit_interval, eps_test=unit_interval,
            double=boolean, dueling=boolean, prioritized_replay=boolean, per_alpha=in_range(0),
            per_beta=unit_interval, per_eps=positive, huber=boolean,
            max_grad_norm=optional(positive), anneal_lr=boolean,
            num_cpu=single_process("DQN is a single-process algorithm"))
 
-A2C = dict(BASIC_RULES, steps_per_epoch=steps_over_procs(block="n_steps"),
+A2C = dict(BASIC_RULES, steps_per_epoch=steps_over_procs("n_steps", "num_envs"),
            gamma=unit_interval, lam=unit_interval, lr=positive, anneal_lr=boolean,
            ent_coef=nonneg, vf_coef=nonneg, max_grad_norm=optional(nonneg))
 

@@ -473,7 +473,9 @@ class Checkpoint:
                            if hasattr(obj, "state_dict") else obj.detach().clone())
         if self.replay is not None:
             state["replay"] = _replay_state(self.replay)
-        if isinstance(self.env, list):
+        if hasattr(self.env, "task"):   # a batched task: its state and a row per copy
+            state["episode"] = _batch_state(self.env, *episode)
+        elif isinstance(self.env, list):
             state["episode"] = [_episode_state(env, *row)
                                 for env, row in zip(self.env, zip(*episode))]
         elif self.env is not None:
@@ -502,7 +504,9 @@ class Checkpoint:
         if self.replay is not None:
             _restore_replay(self.replay, saved["replay"])
         episode = None
-        if isinstance(self.env, list):
+        if hasattr(self.env, "task"):
+            episode = _restore_batch(self.algo, self.env, saved["episode"])
+        elif isinstance(self.env, list):
             eps = saved["episode"] if isinstance(saved["episode"], list) else [saved["episode"]]
             if len(eps) != len(self.env):
                 raise ValueError(f"{self.algo}: the run to resume stepped {len(eps)} envs at "
@@ -517,6 +521,31 @@ class Checkpoint:
         restore_rng_state(saved["rng"])
         self.logger.keep_rows(saved["epoch"], saved.get("table"))
         return saved["epoch"], time.time() - saved["elapsed"], episode
+
+
+def _batch_state(envs, obs, ep_ret, ep_len):
+    """A batched task's state (None for a task that cannot give it) and its copies'
+    episodes in progress."""
+    import torch
+    return {"task": envs.state_dict(), "num_envs": envs.num_envs,
+            "obs": torch.as_tensor(np.array(obs)), "ep_ret": torch.as_tensor(np.array(ep_ret)),
+            "ep_len": torch.as_tensor(np.array(ep_len))}
+
+
+def _restore_batch(algo, envs, saved):
+    """``(obs, ep_ret, ep_len)`` of the copies' saved episodes; new episodes (with a
+    warning) for a task that gave no state. Raises ValueError for another ``num_envs``."""
+    if not isinstance(saved, dict) or saved.get("num_envs") != envs.num_envs:
+        was = saved.get("num_envs") if isinstance(saved, dict) else len(saved)
+        raise ValueError(f"{algo}: the run to resume stepped {was} envs at once; resume it "
+                         f"with num_envs={was}, not {envs.num_envs}")
+    if saved["task"] is None:
+        print(f"{algo}: Warning: the batched task {type(envs.task).__name__} has no "
+              "state_dict(), so its copies start new episodes on this resume", flush=True)
+        return envs.reset(None), np.zeros(envs.num_envs), np.zeros(envs.num_envs, dtype=int)
+    envs.load_state_dict(saved["task"])
+    return (saved["obs"].numpy().copy(), saved["ep_ret"].numpy().copy(),
+            saved["ep_len"].numpy().copy())
 
 
 def _episode_state(env, obs, ep_ret, ep_len):

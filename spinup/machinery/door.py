@@ -14,6 +14,9 @@ is reached from here in a few calls::
 What lies behind it (argument rules, env checks, checkpoints, devices, CUDA graphs, the run
 directory) is listed in docs/dev/rooms.rst; a student need not read it.
 """
+import gymnasium as gym
+
+from spinup.envs.batch import BatchedTask, EnvList
 from spinup.machinery.arg_checks import _rules_of, check_args
 from spinup.machinery.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
 from spinup.machinery.console import colorize, print_table  # noqa: F401  (for the logger)
@@ -54,7 +57,9 @@ class Run:
 
     Attributes:
         env: the checked training env (wrapped to record its episode for a resume).
-        envs (list): ``config['num_envs']`` envs stepped together (``[env]`` without it).
+        envs (EnvList or BatchedTask): the ``config['num_envs']`` copies stepped together
+            (:mod:`spinup.envs.batch`): separate gymnasium envs, or one batched task when
+            ``env_fn()`` returns a ``gymnasium.vector.VectorEnv`` (then ``env`` is it too).
         test_env: the test env, or None.
         device (torch.device): where the networks train, after :meth:`place`.
 
@@ -66,13 +71,16 @@ class Run:
     def __init__(self, fn, config, test_env=False, name=None, record=True):
         self.name, self.config = name or fn.__name__, config
         check_args(self.name, fn, config)
-        env_fn, num_envs = config["env_fn"], config.get("num_envs", 1)
-        first = make_env(self.name, env_fn, **_rules_of(fn)[1])
-        # recorded: a Box2D world cannot be saved, so a resume replays the episode instead
-        self.envs = [recorded(e) if record else e
-                     for e in [first] + [env_fn() for _ in range(num_envs - 1)]]
-        self.env = self.envs[0]
-        self.test_env = env_fn() if test_env else None
+        env_fn, num_envs = config["env_fn"], config.get("num_envs")
+        first = make_env(self.name, env_fn, num_envs=num_envs, **_rules_of(fn)[1])
+        if isinstance(first, gym.vector.VectorEnv):   # one task steps all the copies
+            self.envs = self.env = BatchedTask(first)
+            self.test_env = self.env.single_env() if test_env else None
+        else:   # recorded: a Box2D world cannot be saved, so a resume replays the episode
+            self.envs = EnvList([recorded(e) if record else e
+                                 for e in [first] + [env_fn() for _ in range(1, num_envs or 1)]])
+            self.env = self.envs.envs[0]
+            self.test_env = env_fn() if test_env else None
         self.label = env_label(self.name, self.env)   # names the env in data errors
         self.placed = self.ckpt = self.run_dir = None
         self.device, self.saved, self._threads = None, {}, torch_threads(RUN_THREADS)
@@ -88,7 +96,7 @@ class Run:
         ``step()`` gets one line naming the epoch and step before it propagates."""
         if isinstance(error, Exception):   # not Ctrl-C: a KeyboardInterrupt is no env error
             report_env_step_error(self.name, error)
-        for env in self.envs + [self.test_env]:
+        for env in (self.envs, self.test_env):
             if env is not None:
                 env.close()
         return self._threads.__exit__(kind, error, tb)
@@ -116,7 +124,8 @@ class Run:
         tensors; ``None`` is kept as None), the ``replay`` buffer, the episodes in progress
         of the envs (``env=False``: none) and the test env's state (:attr:`test_env`, or
         ``test_env``)."""
-        envs = self.envs if "num_envs" in self.config else self.env
+        envs = (self.envs if isinstance(self.envs, BatchedTask) else self.envs.envs
+                if "num_envs" in self.config else self.env)
         self.ckpt = Checkpoint(self.name, logger, env=envs if env else None, placed=self.placed,
                                nets=nets, replay=replay, test_env=test_env or self.test_env)
         logger_kwargs = self.config.get("logger_kwargs") or {}

@@ -131,8 +131,40 @@ def _check_first_data(label, obs_space, seen):
                              "rewards must be finite numbers")
 
 
-def make_env(algo, env_fn, obs=FLAT_BOX, act=(FLAT_BOX, DISCRETE)):
+def _is_batched(env):
+    import gymnasium as gym
+    return isinstance(env, gym.vector.VectorEnv)
+
+
+def _check_batched(algo, task, num_envs, obs, act):
+    """Refuse a batched task (a ``gymnasium.vector.VectorEnv``) that ``algo`` cannot step:
+    an algorithm without ``num_envs`` (None), another count of copies than ``num_envs``, or
+    spaces of one copy it does not support. Returns the task (not reset)."""
+    import types
+    if num_envs is None:
+        task.close()
+        why = ("each of its workers steps its own env in a process of its own; use a2c, "
+               "which steps many copies at once" if algo == "a3c" else
+               "it steps one env at a time")
+        copies = f"{task.num_envs} cop{'y' if task.num_envs == 1 else 'ies'}"
+        raise ValueError(f"{algo}: env_fn() made a batched task ({copies}) but "
+                         f"{algo} cannot use one: {why}")
+    if task.num_envs != num_envs:
+        task.close()
+        raise ValueError(f"{algo}: env_fn() made a batched task of {task.num_envs} copies but "
+                         f"num_envs={num_envs}; give num_envs={task.num_envs}")
+    one = types.SimpleNamespace(observation_space=task.single_observation_space,
+                                action_space=task.single_action_space, close=task.close)
+    check_spaces(algo, one, obs, act)
+    return task
+
+
+def make_env(algo, env_fn, obs=FLAT_BOX, act=(FLAT_BOX, DISCRETE), num_envs=None):
     """Make the run's env with ``env_fn()`` and check it before the logger writes anything.
+
+    A batched task (``env_fn()`` returns a ``gymnasium.vector.VectorEnv``) must have
+    ``num_envs`` copies (the algorithm's argument; None: it steps one env at a time, and
+    refuses the task) and supported spaces for one copy; it is returned unprobed.
 
     Besides :func:`check_spaces`, a copy of the env (``copy.deepcopy``, else a second
     ``env_fn()``) is reset and stepped once with a fixed action: a reset that raises, or a
@@ -150,6 +182,8 @@ def make_env(algo, env_fn, obs=FLAT_BOX, act=(FLAT_BOX, DISCRETE)):
 
     import numpy as np
     env = _attempt(algo, "env_fn()", env_fn)
+    if _is_batched(env):
+        return _check_batched(algo, env, num_envs, obs, act)
     check_spaces(algo, env, obs, act)
     states = random.getstate(), np.random.get_state()
     try:

@@ -102,12 +102,36 @@ RESUME_MAY_CHANGE = ("epochs", "device", "cuda_graph")
 #: function (compared as the id it makes).
 _NOT_COMPARED = {"logger_kwargs", "env_fn"}
 
-_SAVED_ENV = re.compile(r"gym\.make\((['\"])(.+)\1\)")
+_SAVED_ENV = re.compile(r"gym\.make(?:_vec)?\((['\"])(.+?)\1")
 
 
-def env_maker(env_id):
+def is_batched_id(env_id):
+    """Whether ``env_id`` names one of spinup's batched tasks (:mod:`spinup.envs`)."""
+    import gymnasium as gym
+
+    import spinup.envs  # noqa: F401  (registers the tasks)
+    entry = getattr(gym.registry.get(str(env_id)), "vector_entry_point", None)
+    where = entry if isinstance(entry, str) else getattr(entry, "__module__", "")
+    return where.startswith("spinup.envs")
+
+
+def env_maker(env_id, num_envs=None, device=None):
     """The ``env_fn`` of a run given a gymnasium id (``--env``): ``gymnasium.make(env_id)``,
-    written in ``config.json`` as ``gym.make('<id>')``, which :func:`saved_env_id` reads."""
+    written in ``config.json`` as ``gym.make('<id>')``, which :func:`saved_env_id` reads.
+    A batched task's id (:func:`is_batched_id`) makes ``num_envs`` copies (1 if None) on
+    ``device`` (the CPU for None or ``'auto'``) with ``gymnasium.make_vec``."""
+    if is_batched_id(env_id):
+        n, where = num_envs or 1, "cpu" if device in (None, "auto") else device
+
+        def env_fn():
+            import gymnasium as gym
+
+            import spinup.envs  # noqa: F401
+            return gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point",
+                                device=where)
+        env_fn.__qualname__ = f"gym.make_vec({env_id!r}, num_envs={n}, device={where!r})"
+        return env_fn
+
     def env_fn():
         import gymnasium as gym
         return gym.make(env_id)

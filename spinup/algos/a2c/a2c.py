@@ -31,16 +31,16 @@ checks that they agree):
    Every MPI process is a worker and applies the update itself: all hold the same θ, ψ.
    1. Input: policy weights θ, critic weights ψ (rank 0's copy on every process),
       Adam with learning rate lr, n processes
-   2. for k = 0, 1, ..., U − 1 do   (U = epochs · steps_per_epoch / (n · n_steps) updates)
+   2. for k = 0, 1, ..., U − 1 do   (U = epochs · steps_per_epoch / (n · num_envs · n_steps))
    3.     every worker w, in parallel: (g_θ^w, g_ψ^w) = Worker_w(θ, ψ)   (lines 10-13)
    4.     (g_θ, g_ψ) = (1/n) Σ_w (g_θ^w, g_ψ^w), one MPI all-reduce
    5.     if anneal_lr: set Adam's learning rate to lr · (1 − k / U)
    6.     if max_grad_norm: rescale (g_θ, g_ψ) so that its norm is at most max_grad_norm
    7.     one Adam step on (θ, ψ) along (g_θ, g_ψ)
-   8.     after every steps_per_epoch / (n · n_steps) iterations: save the model, log one row
+   8.     after every steps_per_epoch / (n · num_envs · n_steps) iterations: save, log one row
    9. end for
    Worker_w(θ, ψ); its environment carries on from where the previous call left it:
-  10.     run π_θ for n_steps steps, storing s_t, a_t, r_t, V_ψ(s_t);
+  10.     run π_θ for n_steps steps of its num_envs env copies, storing s_t, a_t, r_t, V_ψ(s_t);
           a Box action is clipped for env.step
   11.     when a piece of trajectory ends (episode over, or the rollout's last step):
           v_end = 0 if terminated, else V_ψ(s_T); δ_t = r_t + γ V_ψ(s_t+1) − V_ψ(s_t)
@@ -66,11 +66,13 @@ from spinup.utils.mpi_tools import num_procs, proc_id
 
 
 class A2CBuffer:
-    """One rollout of one worker (``size = n_steps`` steps) and its advantages.
+    """One rollout of one worker (``size = n_steps`` steps of each of its ``num_envs``
+    env copies) and its advantages.
 
-    ``store`` appends a step; ``finish_path`` closes the stretch of an episode that
-    ends at the current step (at an episode end, or at the end of the rollout);
-    ``get`` returns the rollout and empties the buffer.
+    A row per time step, a column per copy. ``store`` appends a row; ``finish_path``
+    closes the stretch of one copy's episode that ends at the current step (at an
+    episode end, or at the end of the rollout); ``get`` returns the rollout, ``size *
+    num_envs`` samples, and empties the buffer.
 
     Args:
         obs_dim (tuple): shape of one observation.
@@ -78,56 +80,64 @@ class A2CBuffer:
         size (int): the rollout length ``n_steps``.
         gamma (float): discount factor.
         lam (float): GAE's lambda; 1 gives the n-step advantage of Mnih et al.
+        num_envs (int): copies stepped together (columns).
     """
 
-    def __init__(self, obs_dim, act_dim, size, gamma=0.99, lam=1.0):
-        self.obs_buf = np.zeros(core.combined_shape(size, obs_dim), dtype=np.float32)
-        self.act_buf = np.zeros(core.combined_shape(size, act_dim), dtype=np.float32)
-        self.rew_buf = np.zeros(size, dtype=np.float32)
-        self.val_buf = np.zeros(size, dtype=np.float32)  # critic's V(s_t) when acting
-        self.adv_buf = np.zeros(size, dtype=np.float32)  # written by finish_path
-        self.ret_buf = np.zeros(size, dtype=np.float32)  # written by finish_path
+    def __init__(self, obs_dim, act_dim, size, gamma=0.99, lam=1.0, num_envs=1):
+        def zeros(item_shape=()):
+            return np.zeros((size, num_envs, *item_shape), dtype=np.float32)
+
+        self.obs_buf, self.act_buf = zeros(obs_dim), zeros(act_dim)
+        self.rew_buf = zeros()
+        self.val_buf = zeros()  # critic's V(s_t) when acting
+        self.adv_buf = zeros()  # written by finish_path
+        self.ret_buf = zeros()  # written by finish_path
         self.gamma, self.lam, self.max_size = gamma, lam, size
-        self.ptr = 0          # next free row
-        self.path_start = 0   # first row not yet covered by finish_path
+        self.ptr = 0                                   # next free row
+        self.path_start = np.zeros(num_envs, dtype=int)  # per copy: first row not yet covered
 
     def store(self, obs, act, rew, val):
-        """Record one step: observation, action, reward and the critic's value."""
+        """Record one step of every copy (leading axis num_envs): observation, action,
+        reward and the critic's value."""
         i = self.ptr
         assert i < self.max_size, "A2CBuffer is full; get() must empty it first"
         self.obs_buf[i], self.act_buf[i] = obs, act
         self.rew_buf[i], self.val_buf[i] = rew, val
         self.ptr = i + 1
 
-    def finish_path(self, last_val=0):
-        """Advantages and value targets of the steps stored since the last call.
+    def finish_path(self, last_val=0, env=0):
+        """Advantages and value targets of copy ``env``'s steps stored since its last call.
 
         Args:
             last_val (float): value after the last stored step: 0 if the episode
                 terminated there; otherwise ``V(s_T)``, which stands in for the
                 rewards after the end of the rollout, a time limit or ``max_ep_len``.
+            env (int): the copy (column).
         """
-        seg = slice(self.path_start, self.ptr)
-        check_finite_path(self, seg, last_val)  # stop at NaN/inf from the env
-        vals = self.val_buf[seg]
-        rew_ext = np.append(self.rew_buf[seg], last_val)
+        seg = slice(self.path_start[env], self.ptr)
+        rew = self.rew_buf[:, env]
+        check_finite_path(self, seg, last_val, obs=self.obs_buf[:, env], rew=rew)
+        vals = self.val_buf[seg, env]
+        rew_ext = np.append(rew[seg], last_val)
         val_ext = np.append(vals, last_val)
         # [A2C line 11] TD errors, then their (gamma lam)-discounted sums.
         td_err = rew_ext[:-1] + self.gamma * val_ext[1:] - val_ext[:-1]
-        self.adv_buf[seg] = core.discount_cumsum(td_err, self.gamma * self.lam)
+        self.adv_buf[seg, env] = core.discount_cumsum(td_err, self.gamma * self.lam)
         # [A2C line 11] Targets R_t = A_t + V(s_t): with lam = 1 the n-step returns.
-        self.ret_buf[seg] = self.adv_buf[seg] + vals
-        self.path_start = self.ptr
+        self.ret_buf[seg, env] = self.adv_buf[seg, env] + vals
+        self.path_start[env] = self.ptr
 
     def get(self):
         """Empty the (full) buffer; return the rollout as float32 tensors ``obs``,
-        ``act``, ``ret``, ``adv``. The advantages are not normalised: ``n_steps``
-        samples are too few for a stable mean and spread."""
+        ``act``, ``ret``, ``adv`` of ``size * num_envs`` samples. The advantages are not
+        normalised: ``n_steps`` samples are too few for a stable mean and spread."""
         assert self.ptr == self.max_size, "A2CBuffer.get() needs a full rollout"
-        self.ptr = self.path_start = 0
+        self.ptr, self.path_start[:] = 0, 0
         arrays = dict(obs=self.obs_buf, act=self.act_buf, ret=self.ret_buf,
                       adv=self.adv_buf)
-        return {key: torch.as_tensor(arr, dtype=torch.float32) for key, arr in arrays.items()}
+        samples = self.max_size * len(self.path_start)
+        return {key: torch.as_tensor(arr.reshape(samples, *arr.shape[2:]), dtype=torch.float32)
+                for key, arr in arrays.items()}
 
 
 def compute_loss(ac, data, ent_coef, vf_coef):
@@ -164,7 +174,7 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=50, n_steps=20,
         gamma=0.99, lam=1.0, lr=1e-3, anneal_lr=True,
         ent_coef=0.0, vf_coef=0.5, max_grad_norm=None,
-        max_ep_len=1000, logger_kwargs=dict(), save_freq=10, device="cpu"):
+        max_ep_len=1000, logger_kwargs=dict(), save_freq=10, num_envs=1, device="cpu"):
     """Train an actor-critic with synchronous advantage actor-critic (A2C).
 
     Runs with one torch thread (a rollout of ``n_steps`` samples is too small for
@@ -211,6 +221,14 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             crash or Ctrl-C loses at most the epoch in progress); in addition,
             every ``save_freq`` epochs (>= 1) a copy ``model{epoch}.pt`` is kept
             (epochs 0, save_freq, 2 save_freq, ...).
+        num_envs (int): env copies each worker steps together, > 0: ``env_fn()``
+            called that many times (env ``i`` seeded with seed + ``i``), or, when
+            ``env_fn()`` returns a batched task (a ``gymnasium.vector.VectorEnv`` such
+            as ``gym.make_vec('spinup/CartPole-v1', num_envs=64)``), its number of
+            copies. One policy call acts for all of them, and a rollout holds
+            ``n_steps * num_envs`` samples; ``steps_per_epoch`` must be a multiple of
+            ``n_steps * num_envs * n`` (docs/user/parallel_envs.rst). An addition of
+            this project.
         device (str): where the networks train, ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or
             ``'auto'`` (the CPU for this algorithm: a GPU gained it little); each rollout is
             copied there for the update and acting stays on the CPU (docs/user/gpu.rst).
@@ -252,9 +270,9 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     # The door checks the arguments and the env; it also fixes the torch threads, places
     # the networks and saves and restores checkpoints.
     run = Run(a2c, config)
-    env = run.env  # recorded, so that a resume can replay the episode in progress
+    env, envs = run.env, run.envs  # num_envs copies of the env, stepped together
     n_workers = num_procs()
-    local_steps = steps_per_epoch // n_workers
+    local_steps = steps_per_epoch // n_workers // num_envs  # per copy
 
     # One thread: on a busy 2-core machine two threads made A2C 7x slower (measured).
     with run:
@@ -274,7 +292,7 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                    % (core.count_vars(ac.pi), core.count_vars(ac.v)))
 
         buf = A2CBuffer(env.observation_space.shape, env.action_space.shape, n_steps,
-                        gamma, lam)
+                        gamma, lam, num_envs)
 
         buf.source = run.label
         # One Adam for theta and psi together (the combined loss of compute_loss).
@@ -308,9 +326,9 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
         # ---- Main loop ----
         start_time = time.time()
-        obs, _ = env.reset(seed=seed)
+        obs = envs.reset(seed)  # (num_envs, obs_dim)
         env.action_space.seed(seed)
-        ep_ret, ep_len = 0, 0
+        ep_ret, ep_len = np.zeros(num_envs), np.zeros(num_envs, dtype=int)
         is_box = type(env.action_space).__name__ == "Box"
         first_epoch, start_time, (obs, ep_ret, ep_len) = run.resume(0, start_time,
                                                                     (obs, ep_ret, ep_len))
@@ -319,36 +337,41 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         for epoch in range(first_epoch, epochs):
             for _ in range(rollouts_per_epoch):  # [A2C line 2] one iteration k
                 for t in range(n_steps):
-                    # [A2C line 10] Act with pi_theta. The env sees a Gaussian sample
-                    # clipped to the box; the buffer keeps the sample itself.
+                    # [A2C line 10] Act with pi_theta for every copy at once. The envs see
+                    # Gaussian samples clipped to the box; the buffer keeps the samples.
                     try:
                         a, v, _ = actor.step(torch.as_tensor(obs, dtype=torch.float32))
                     except ValueError as e:  # NaN/inf policy output: bad observation, else the net
                         raise acting_error(e, obs, buf, t, f"a2c: epoch {epoch}, step {t}") from e
                     env_a = (np.clip(a, env.action_space.low, env.action_space.high)
                              if is_box else a)
-                    next_obs, r, terminated, truncated, _ = env.step(env_a)
+                    next_obs, r, terminated, truncated, final_obs = envs.step(env_a)
                     ep_ret += r
                     ep_len += 1
                     buf.store(obs, a, r, v)
                     obs = next_obs
 
-                    timeout = truncated or ep_len == max_ep_len
+                    timeout = truncated | (ep_len == max_ep_len)
                     rollout_done = t == n_steps - 1
-                    if not (terminated or timeout or rollout_done):
+                    if not (rollout_done or (terminated | timeout).any()):
                         continue
                     # [A2C line 11] Only a terminal state is worth 0; the end of the
                     # rollout and time limits bootstrap from the critic (docs page).
-                    if terminated:
-                        last_val = 0
-                    else:
-                        _, last_val, _ = actor.step(torch.as_tensor(obs, dtype=torch.float32))
-                    buf.finish_path(last_val)
-                    if terminated or timeout:
-                        logger.store(EpRet=ep_ret, EpLen=ep_len)
-                        obs, _ = env.reset()
-                        ep_ret, ep_len = 0, 0
-                logger.store(VVals=buf.val_buf.copy())  # the rollout's V(s_t), logged once
+                    ended = np.flatnonzero(terminated | timeout)
+                    for i in range(num_envs) if rollout_done else ended:
+                        if terminated[i]:
+                            last_val = 0
+                        else:   # s_T: the copy's final observation if envs.step reset it
+                            s_T = final_obs[i] if truncated[i] else obs[i]
+                            _, last_val, _ = actor.step(torch.as_tensor(s_T, dtype=torch.float32))
+                        buf.finish_path(last_val, env=i)
+                        if terminated[i] or timeout[i]:
+                            logger.store(EpRet=ep_ret[i], EpLen=ep_len[i])
+                            ep_ret[i], ep_len[i] = 0, 0
+                    cut = np.flatnonzero(timeout & ~(terminated | truncated))  # max_ep_len
+                    if len(cut):
+                        obs[cut] = envs.reset_copies(cut)
+                logger.store(VVals=buf.val_buf.flatten())  # the rollout's V(s_t), logged once
                 update(n_updates)  # [A2C lines 3-7]
                 run.refresh()
                 n_updates += 1

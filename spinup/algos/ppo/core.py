@@ -96,34 +96,6 @@ def discount_cumsum(x, discount):
 
 # ---- Policies ----
 
-def step_envs(envs, actions):
-    """Step each of several envs once; an env whose episode ends is reset at once.
-
-    The loop a ``gymnasium.vector.SyncVectorEnv`` with ``AutoresetMode.SAME_STEP``
-    runs, without its batching of spaces and info dicts (3-4 us of a ~80 us PPO step
-    on CartPole-v1; docs/benchmarks/acting.rst). The numbers are the same: env ``i``
-    gets ``actions[i]`` and, when its episode ends, a ``reset()`` without a seed.
-
-    Args:
-        envs (list): ``n`` gymnasium envs.
-        actions (np.ndarray): one action per env, leading axis ``n``.
-
-    Returns:
-        tuple: ``obs`` (n, *obs_shape), each env's next observation (a reset env's
-        is the first of its new episode); ``rew`` (n,) float64; ``terminated`` and
-        ``truncated`` (n,) bool; ``final_obs``, a list of ``n`` entries: the last
-        observation of each episode that ended in this step, else ``None``.
-    """
-    n = len(envs)
-    obs, final_obs = [None] * n, [None] * n
-    rew, terminated, truncated = np.zeros(n), np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
-    for i, env in enumerate(envs):
-        obs[i], rew[i], terminated[i], truncated[i], _ = env.step(actions[i])
-        if terminated[i] or truncated[i]:
-            final_obs[i] = obs[i]
-            obs[i], _ = env.reset()
-    return np.stack(obs), rew, terminated, truncated, final_obs
-
 class Actor(nn.Module):
     """A stochastic policy. Subclasses build the action distribution for a batch
     of observations (``distribution``) and score actions under it (``log_prob``)."""

@@ -166,7 +166,8 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
     Args:
         env_fn (callable): no arguments, returns a new ``gymnasium.Env`` with a flat
-            ``Box`` observation space and a ``Box`` or ``Discrete`` action space.
+            ``Box`` observation space and a ``Box`` or ``Discrete`` action space, or a
+            batched task of ``num_envs`` such envs (see ``num_envs``).
         actor_critic (callable): builds the agent as
             ``actor_critic(env.observation_space, env.action_space, **ac_kwargs)``;
             the ``nn.Module`` it returns must have the members in the table below.
@@ -201,12 +202,14 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             update (a crash or Ctrl-C loses at most the epoch in progress); in
             addition, every ``save_freq`` epochs (> 0) a copy ``model{epoch}.pt``
             is kept (epochs 0, save_freq, 2 save_freq, ...).
-        num_envs (int): env copies each process steps together (``core.step_envs``;
-            env ``i`` seeded with seed + ``i``),
-            > 0. One policy call acts for all of them, so on small networks more
-            envs collect an epoch faster; each runs ``steps_per_epoch / (num_envs *
-            MPI processes)`` steps per epoch, which must be a whole number. An
-            addition of this project, not in Spinning Up.
+        num_envs (int): env copies each process steps together, > 0: ``env_fn()``
+            called that many times (env ``i`` seeded with seed + ``i``), or, when
+            ``env_fn()`` returns a batched task (a ``gymnasium.vector.VectorEnv`` such
+            as ``gym.make_vec('spinup/CartPole-v1', num_envs=4096)``), its number of
+            copies. One policy call acts for all of them, so more envs collect an
+            epoch faster; each runs ``steps_per_epoch / (num_envs * MPI processes)``
+            steps per epoch, which must be a whole number (docs/user/parallel_envs.rst).
+            An addition of this project, not in Spinning Up.
         device (str): where the networks train, ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or
             ``'auto'`` (the CPU for this algorithm: a GPU gained it little); the epoch's
             data is copied there for the update and acting stays on the CPU
@@ -256,7 +259,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     # The arguments and the env are checked before anything is written; the door also
     # fixes the torch threads, places the networks and saves and restores checkpoints.
     run = Run(ppo, config)
-    env, sub_envs = run.env, run.envs  # num_envs copies, stepped together (core.step_envs)
+    env, envs = run.env, run.envs  # num_envs copies of the env, stepped together
     is_box = isinstance(env.action_space, gym.spaces.Box)
 
     with run:
@@ -354,7 +357,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
         # ---- Main loop ----
         start_time = time.time()
-        o = np.stack([e.reset(seed=seed + i)[0] for i, e in enumerate(sub_envs)])
+        o = envs.reset(seed)  # (num_envs, obs_dim)
         ep_ret, ep_len = np.zeros(num_envs), np.zeros(num_envs, dtype=int)
         first_epoch, start_time, (o, ep_ret, ep_len) = run.resume(0, start_time,
                                                                   (o, ep_ret, ep_len))
@@ -370,11 +373,11 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 except ValueError as e:  # NaN/inf policy output: bad observation, else the net
                     raise acting_error(e, o, buf, t, f"ppo: epoch {epoch}, step {t}") from e
                 env_a = np.clip(a, env.action_space.low, env.action_space.high) if is_box else a
-                o2, r, terminated, truncated, final_obs = core.step_envs(sub_envs, env_a)
+                o2, r, terminated, truncated, final_obs = envs.step(env_a)
                 buf.store(o, a, r, v, logp)
                 ep_ret, ep_len, o = ep_ret + r, ep_len + 1, o2
 
-                reset_by_env = terminated | truncated  # already reset by step_envs
+                reset_by_env = terminated | truncated  # already reset by envs.step
                 episode_over = reset_by_env | (ep_len == max_ep_len)
                 if not episode_over.any() and t < local_steps - 1:
                     continue  # mid-trajectory everywhere: keep collecting
@@ -386,7 +389,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                                          f"{ep_len[i]} steps.")
                     # [PPO lines 4-5] V(s_T) = 0 only after a true terminal state;
                     # otherwise the critic's estimate (the v that ac.step returns) of
-                    # s_T, which step_envs keeps in final_obs when it reset the env.
+                    # s_T, which envs.step keeps in final_obs when it reset the env.
                     if terminated[i]:
                         last_val = 0.0
                     else:
@@ -396,8 +399,9 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     if episode_over[i]:
                         logger.store(EpRet=ep_ret[i], EpLen=ep_len[i])
                         ep_ret[i], ep_len[i] = 0.0, 0
-                for i in np.flatnonzero(episode_over & ~reset_by_env):  # max_ep_len reached
-                    o[i], _ = sub_envs[i].reset()
+                cut = np.flatnonzero(episode_over & ~reset_by_env)  # max_ep_len reached
+                if len(cut):
+                    o[cut] = envs.reset_copies(cut)
 
             logger.store(VVals=buf.val_buf.flatten())  # the epoch's V(s_t), logged once
             update()  # [PPO lines 6-11]

@@ -38,8 +38,9 @@ checks that they agree):
    1. Input: policy weights θ_0, value weights φ_0 (rank 0's copy on every MPI process);
       KL limit δ, damping c, cg_iters, backtrack_coeff α, backtrack_iters K
    2. for k = 0, 1, ..., epochs − 1 do
-   3.     each process takes steps_per_epoch / N steps with a_t ~ π_θk(·|s_t) and stores
-          s_t, a_t, r_t, V_φk(s_t), log π_θk(a_t|s_t); a Box action is clipped for env.step
+   3.     each process steps its num_envs copies of the env together, steps_per_epoch / N
+          env steps in all, with a_t ~ π_θk(·|s_t), and stores s_t, a_t, r_t, V_φk(s_t),
+          log π_θk(a_t|s_t) per copy; a Box action is clipped for env.step
    4.     when a piece of trajectory ends (episode over, or the epoch's last step):
           v_end = 0 if terminated, else V_φk(s_T);
           R̂_t = Σ_l γ^l r_t+l + γ^(T−t) v_end
@@ -83,57 +84,64 @@ from spinup.utils.mpi_tools import mpi_avg, mpi_statistics_scalar, num_procs, pr
 class TRPOBuffer:
     """One epoch of experience of this process, with its advantages and returns.
 
-    ``store`` appends a step, ``finish_path`` closes the episode (or the piece of it)
-    that ends at the current step, ``get`` hands the epoch to the update and empties
-    the preallocated arrays.
+    A row per time step, a column per env copy (``num_envs`` copies step side by
+    side). ``store`` appends a row, ``finish_path`` closes the episode (or the piece of
+    it) of one copy that ends at the current step, ``get`` hands the epoch to the
+    update, ``size * num_envs`` samples, and empties the preallocated arrays.
 
     Args:
         obs_dim (tuple): shape of one observation.
         act_dim (tuple): shape of one action (``()`` for a ``Discrete`` space).
-        size (int): steps this process collects per epoch.
+        size (int): steps each copy takes on this process per epoch.
         gamma (float): discount factor; lam (float): GAE's lambda.
+        num_envs (int): copies stepped together (columns).
     """
 
-    def __init__(self, obs_dim, act_dim, size, gamma=0.99, lam=0.95):
-        self.obs_buf = np.zeros(core.combined_shape(size, obs_dim), dtype=np.float32)
-        self.act_buf = np.zeros(core.combined_shape(size, act_dim), dtype=np.float32)
-        self.rew_buf = np.zeros(size, dtype=np.float32)
-        self.val_buf = np.zeros(size, dtype=np.float32)   # V_phi(s_t) when acting
-        self.logp_buf = np.zeros(size, dtype=np.float32)  # log pi_k(a_t|s_t)
-        self.adv_buf = np.zeros(size, dtype=np.float32)   # filled by finish_path
-        self.ret_buf = np.zeros(size, dtype=np.float32)   # filled by finish_path
+    def __init__(self, obs_dim, act_dim, size, gamma=0.99, lam=0.95, num_envs=1):
+        def zeros(item_shape=()):
+            return np.zeros((size, num_envs, *item_shape), dtype=np.float32)
+
+        self.obs_buf, self.act_buf = zeros(obs_dim), zeros(act_dim)
+        self.rew_buf = zeros()
+        self.val_buf = zeros()    # V_phi(s_t) when acting
+        self.logp_buf = zeros()   # log pi_k(a_t|s_t)
+        self.adv_buf = zeros()    # filled by finish_path
+        self.ret_buf = zeros()    # filled by finish_path
         self.gamma, self.lam, self.max_size = gamma, lam, size
-        self.ptr = 0          # next free row
-        self.path_start = 0   # first row of the episode still open
+        self.ptr = 0                                   # next free row
+        self.path_start = np.zeros(num_envs, dtype=int)  # per copy: first row still open
 
     def store(self, obs, act, rew, val, logp):
-        """Record one step: observation, action, reward, value and log-probability."""
+        """Record one step of every copy (each argument has a leading axis num_envs):
+        observation, action, reward, value and log-probability."""
         i = self.ptr
         assert i < self.max_size, "TRPOBuffer is full; get() must empty it first"
         self.obs_buf[i], self.act_buf[i], self.rew_buf[i] = obs, act, rew
         self.val_buf[i], self.logp_buf[i] = val, logp
         self.ptr = i + 1
 
-    def finish_path(self, last_val=0):
-        """Compute advantages and rewards-to-go of the steps since the last call.
+    def finish_path(self, last_val=0, env=0):
+        """Compute advantages and rewards-to-go of copy ``env``'s steps since its last call.
 
         Args:
             last_val (float): value of the state after the last stored step: 0 when
                 the episode terminated there, ``V_phi(s_T)`` when it was cut short
                 (time limit, ``max_ep_len``, end of the epoch), so that the rewards
                 the cut removed are estimated instead of taken to be 0.
+            env (int): the copy (column).
         """
-        seg = slice(self.path_start, self.ptr)
-        check_finite_path(self, seg, last_val)  # stop at NaN/inf from the env
+        seg = slice(self.path_start[env], self.ptr)
+        rew, val = self.rew_buf[:, env], self.val_buf[:, env]
+        check_finite_path(self, seg, last_val, obs=self.obs_buf[:, env], rew=rew)
         # Append the bootstrap value as if it were one more reward / one more value.
-        rew_ext = np.append(self.rew_buf[seg], last_val)
-        val_ext = np.append(self.val_buf[seg], last_val)
+        rew_ext = np.append(rew[seg], last_val)
+        val_ext = np.append(val[seg], last_val)
         # [TRPO line 5] GAE (Schulman et al. 2016, eq. 16) from the TD errors.
         td_err = rew_ext[:-1] + self.gamma * val_ext[1:] - val_ext[:-1]
-        self.adv_buf[seg] = core.discount_cumsum(td_err, self.gamma * self.lam)
+        self.adv_buf[seg, env] = core.discount_cumsum(td_err, self.gamma * self.lam)
         # [TRPO line 4] Discounted rewards-to-go, the regression targets of V_phi.
-        self.ret_buf[seg] = core.discount_cumsum(rew_ext, self.gamma)[:-1]
-        self.path_start = self.ptr
+        self.ret_buf[seg, env] = core.discount_cumsum(rew_ext, self.gamma)[:-1]
+        self.path_start[env] = self.ptr
 
     def get(self):
         """Empty the (full) buffer and return the epoch as float32 tensors.
@@ -142,15 +150,18 @@ class TRPOBuffer:
         steps of all MPI processes (the ``1e-8`` guards against a zero spread).
 
         Returns:
-            dict with ``obs``, ``act``, ``ret``, ``adv``, ``logp``.
+            dict with ``obs``, ``act``, ``ret``, ``adv``, ``logp``, each with a leading
+            axis of ``size * num_envs`` samples.
         """
         assert self.ptr == self.max_size, "TRPOBuffer.get() needs a full epoch"
-        self.ptr = self.path_start = 0
+        self.ptr, self.path_start[:] = 0, 0
         mean, std = mpi_statistics_scalar(self.adv_buf)
         self.adv_buf = (self.adv_buf - mean) / (std + 1e-8)
         arrays = dict(obs=self.obs_buf, act=self.act_buf, ret=self.ret_buf,
                       adv=self.adv_buf, logp=self.logp_buf)
-        return {key: torch.as_tensor(arr, dtype=torch.float32) for key, arr in arrays.items()}
+        samples = self.max_size * len(self.path_start)
+        return {key: torch.as_tensor(arr.reshape(samples, *arr.shape[2:]), dtype=torch.float32)
+                for key, arr in arrays.items()}
 
 
 def backtracking_line_search(policy, theta_old, full_step, evaluate, surr_old, delta,
@@ -190,7 +201,7 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
          gamma=0.99, delta=0.01, vf_lr=1e-3, train_v_iters=80,
          damping_coeff=0.1, cg_iters=10, backtrack_iters=10, backtrack_coeff=0.8,
          lam=0.97, max_ep_len=1000, logger_kwargs=dict(), save_freq=10, algo='trpo',
-         device="cpu"):
+         num_envs=1, device="cpu"):
     """Train a policy with TRPO (or, with ``algo='npg'``, the natural policy gradient).
 
     Args:
@@ -236,6 +247,13 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             addition, every ``save_freq`` epochs (>= 1) a copy ``model{epoch}.pt``
             is kept (epochs 0, save_freq, 2 save_freq, ...).
         algo (str): ``'trpo'`` (with the line search) or ``'npg'`` (the full step).
+        num_envs (int): env copies each process steps together, > 0: ``env_fn()``
+            called that many times (env ``i`` seeded with seed + ``i``), or, when
+            ``env_fn()`` returns a batched task (a ``gymnasium.vector.VectorEnv`` such
+            as ``gym.make_vec('spinup/CartPole-v1', num_envs=4096)``), its number of
+            copies. One policy call acts for all of them; each runs ``steps_per_epoch
+            / (num_envs * MPI processes)`` steps per epoch, which must be a whole
+            number (docs/user/parallel_envs.rst). An addition of this project.
         device (str): where the networks train, ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or
             ``'auto'`` (the CPU for this algorithm: a GPU gained it little); the epoch's
             data is copied there for the update and acting stays on the CPU
@@ -279,7 +297,7 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     # The door checks the arguments and the env; it also fixes the torch threads, places
     # the networks and saves and restores checkpoints.
     run = Run(trpo, config, name=algo if algo in ("trpo", "npg") else "trpo")
-    env = run.env  # recorded, so that a resume can replay the episode in progress
+    env, envs = run.env, run.envs  # num_envs copies of the env, stepped together
 
     with run:
         # ---- Setup: logger, seeds, actor-critic, buffer, optimizer, saver ----
@@ -297,9 +315,9 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         logger.log("\nNumber of parameters: \t pi: %d, \t v: %d\n"
                    % (core.count_vars(ac.pi), core.count_vars(ac.v)))
 
-        local_steps = steps_per_epoch // num_procs()
+        local_steps = steps_per_epoch // num_procs() // num_envs  # per copy
         buf = TRPOBuffer(env.observation_space.shape, env.action_space.shape, local_steps,
-                         gamma, lam)
+                         gamma, lam, num_envs)
         buf.source = run.label
         # The policy moves by the hand-made step below; only V_phi has an optimizer.
         vf_optimizer = torch.optim.Adam(ac.v.parameters(), lr=vf_lr)
@@ -379,9 +397,9 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
         # ---- Main loop ----
         start_time = time.time()
-        obs, _ = env.reset(seed=seed)
+        obs = envs.reset(seed)  # (num_envs, obs_dim)
         env.action_space.seed(seed)
-        ep_ret, ep_len = 0, 0
+        ep_ret, ep_len = np.zeros(num_envs), np.zeros(num_envs, dtype=int)
         is_box = type(env.action_space).__name__ == "Box"
         first_epoch, start_time, (obs, ep_ret, ep_len) = run.resume(0, start_time,
                                                                     (obs, ep_ret, ep_len))
@@ -389,39 +407,45 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         buf.adv_buf = buf.adv_buf.astype(run.saved.get("adv_dtype", np.float32))
         for epoch in range(first_epoch, epochs):  # [TRPO line 2]
             for t in range(local_steps):
-                # [TRPO line 3] Act with pi_k. The env sees a Gaussian sample clipped to
-                # the action box; the buffer keeps the sample, whose log-prob L uses.
+                # [TRPO line 3] Act with pi_k for every copy at once. The envs see Gaussian
+                # samples clipped to the action box; the buffer keeps the samples, whose
+                # log-probs L uses.
                 try:
                     a, v, logp = actor.step(torch.as_tensor(obs, dtype=torch.float32))
                 except ValueError as e:  # NaN/inf policy output: bad observation, else the net
                     raise acting_error(e, obs, buf, t, f"{algo}: epoch {epoch}, step {t}") from e
                 env_a = np.clip(a, env.action_space.low, env.action_space.high) if is_box else a
-                next_obs, r, terminated, truncated, _ = env.step(env_a)
+                next_obs, r, terminated, truncated, final_obs = envs.step(env_a)
                 ep_ret += r
                 ep_len += 1
                 buf.store(obs, a, r, v, logp)
                 obs = next_obs
 
-                timeout = truncated or ep_len == max_ep_len
+                timeout = truncated | (ep_len == max_ep_len)
                 epoch_full = t == local_steps - 1
-                if not (terminated or timeout or epoch_full):
+                if not (epoch_full or (terminated | timeout).any()):
                     continue
-                if epoch_full and not (terminated or timeout):
-                    logger.warn_once("cut_off", "Warning: trajectory cut off by epoch at "
-                                     f"{ep_len} steps.")
-                # [TRPO lines 4-5] Close the path. Only a terminal state is worth 0; a time
-                # limit or the end of the epoch bootstraps from V_phi (see the docs page).
-                if terminated:
-                    last_val = 0
-                else:
-                    _, last_val, _ = actor.step(torch.as_tensor(obs, dtype=torch.float32))
-                buf.finish_path(last_val)
-                if terminated or timeout:  # a whole episode: log it and start the next
-                    logger.store(EpRet=ep_ret, EpLen=ep_len)
-                    obs, _ = env.reset()
-                    ep_ret, ep_len = 0, 0
+                # [TRPO lines 4-5] Close the path of each copy whose episode ended (all of
+                # them at the epoch's end). Only a terminal state is worth 0; a time limit
+                # or the end of the epoch bootstraps from V_phi (see the docs page).
+                for i in range(num_envs) if epoch_full else np.flatnonzero(terminated | timeout):
+                    if not (terminated[i] or timeout[i]):
+                        logger.warn_once("cut_off", "Warning: trajectory cut off by epoch at "
+                                         f"{ep_len[i]} steps.")
+                    if terminated[i]:
+                        last_val = 0
+                    else:   # s_T: the copy's final observation if envs.step reset it
+                        s_T = final_obs[i] if truncated[i] else obs[i]
+                        _, last_val, _ = actor.step(torch.as_tensor(s_T, dtype=torch.float32))
+                    buf.finish_path(last_val, env=i)
+                    if terminated[i] or timeout[i]:  # a whole episode: log it
+                        logger.store(EpRet=ep_ret[i], EpLen=ep_len[i])
+                        ep_ret[i], ep_len[i] = 0, 0
+                cut = np.flatnonzero(timeout & ~(terminated | truncated))  # max_ep_len
+                if len(cut):
+                    obs[cut] = envs.reset_copies(cut)
 
-            logger.store(VVals=buf.val_buf.copy())  # the epoch's V(s_t), logged once
+            logger.store(VVals=buf.val_buf.flatten())  # the epoch's V(s_t), logged once
             update()  # [TRPO lines 6-14]
             run.refresh()
 
@@ -450,7 +474,8 @@ def npg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=50,
         gamma=0.99, delta=0.01, vf_lr=1e-3, train_v_iters=80,
         damping_coeff=0.1, cg_iters=10, backtrack_iters=10, backtrack_coeff=0.8,
-        lam=0.97, max_ep_len=1000, logger_kwargs=dict(), save_freq=10, device="cpu"):
+        lam=0.97, max_ep_len=1000, logger_kwargs=dict(), save_freq=10, num_envs=1,
+        device="cpu"):
     """Train a policy with the natural policy gradient (Kakade 2001).
 
     :func:`trpo` with ``algo='npg'``: the step ``sqrt(2 delta / x^T H x) x``, ``x = H^-1

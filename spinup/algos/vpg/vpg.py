@@ -30,8 +30,9 @@ checks that they agree):
 
    1. Input: policy weights θ_0, value weights φ_0; rank 0's copy goes to every MPI process
    2. for k = 0, 1, ..., epochs − 1 do
-   3.     each process takes steps_per_epoch / N steps with a_t ~ π_θk(·|s_t) and stores
-          s_t, a_t, r_t, V_φk(s_t), log π_θk(a_t|s_t); a Box action is clipped for env.step
+   3.     each process steps its num_envs copies of the env together, steps_per_epoch / N
+          env steps in all, with a_t ~ π_θk(·|s_t), and stores s_t, a_t, r_t, V_φk(s_t),
+          log π_θk(a_t|s_t) per copy; a Box action is clipped for env.step
    4.     when a piece of trajectory ends (episode over, or the epoch's last step):
           v_end = 0 if terminated, else V_φk(s_T);
           R̂_t = Σ_l γ^l r_t+l + γ^(T−t) v_end
@@ -67,31 +68,35 @@ from spinup.utils.mpi_tools import mpi_statistics_scalar, num_procs, proc_id
 class VPGBuffer:
     """One epoch of experience of one process, and the targets computed from it.
 
-    ``store`` appends a step; ``finish_path`` closes a trajectory and fills in its
-    advantages ``adv_buf`` and rewards-to-go ``ret_buf``; ``get`` hands the full
-    epoch to the update and empties the buffer.
+    Every array has a row per time step and a column per env copy (``num_envs``
+    copies step side by side). ``store`` appends a row; ``finish_path`` closes the
+    trajectory of one copy (a column) and fills in its advantages ``adv_buf`` and
+    rewards-to-go ``ret_buf``; ``get`` hands the full epoch to the update, flattened
+    to ``size * num_envs`` samples, and empties the buffer.
 
     Args:
         obs_dim (tuple): shape of one observation.
         act_dim (tuple): shape of one action (``()`` for a ``Discrete`` space).
-        size (int): steps per epoch on this process.
+        size (int): steps per copy per epoch on this process.
         gamma (float): discount factor.
         lam (float): GAE lambda.
+        num_envs (int): copies stepped together (columns).
     """
 
-    def __init__(self, obs_dim, act_dim, size, gamma=0.99, lam=0.95):
-        def zeros(item_shape=None):
-            return np.zeros(core.combined_shape(size, item_shape), dtype=np.float32)
+    def __init__(self, obs_dim, act_dim, size, gamma=0.99, lam=0.95, num_envs=1):
+        def zeros(item_shape=()):
+            return np.zeros((size, num_envs, *item_shape), dtype=np.float32)
 
         self.obs_buf, self.act_buf = zeros(obs_dim), zeros(act_dim)
         self.rew_buf, self.val_buf, self.logp_buf = zeros(), zeros(), zeros()
         self.adv_buf, self.ret_buf = zeros(), zeros()
         self.gamma, self.lam, self.max_size = gamma, lam, size
-        self.ptr = 0             # next free row
-        self.path_start_idx = 0  # first row of the trajectory in progress
+        self.ptr = 0                                        # next free row
+        self.path_start_idx = np.zeros(num_envs, dtype=int)  # per copy: first row of its path
 
     def store(self, obs, act, rew, val, logp):
-        """Record one step: observation, action, reward, V(obs) and log pi(act|obs)."""
+        """Record one step of every copy: observations, actions, rewards, V(obs) and
+        log pi(act|obs), each with a leading axis of length ``num_envs``."""
         if self.ptr >= self.max_size:
             raise RuntimeError(f"VPGBuffer is full ({self.max_size} steps); call get() first")
         row = self.ptr
@@ -99,34 +104,37 @@ class VPGBuffer:
         self.val_buf[row], self.logp_buf[row] = val, logp
         self.ptr = row + 1
 
-    def finish_path(self, last_val=0):
-        """Close the trajectory that started at ``path_start_idx``.
+    def finish_path(self, last_val=0, env=0):
+        """Close the trajectory of copy ``env`` that started at ``path_start_idx[env]``.
 
         Args:
             last_val (float): V(s_T) for the state after the last stored step: 0 when
                 the episode terminated, the critic's estimate when it was cut short
                 (time limit, ``max_ep_len`` or end of the epoch), so that the
                 rewards beyond the cut are still accounted for.
+            env (int): which column (copy) the trajectory belongs to.
         """
-        path = slice(self.path_start_idx, self.ptr)
-        check_finite_path(self, path, last_val)  # stop at NaN/inf from the env
+        path = slice(self.path_start_idx[env], self.ptr)
+        rew, val = self.rew_buf[:, env], self.val_buf[:, env]
+        check_finite_path(self, path, last_val, obs=self.obs_buf[:, env], rew=rew)
         # r_0 .. r_{T-1} followed by V(s_T), and V(s_0) .. V(s_T).
-        rew_and_tail = np.append(self.rew_buf[path], last_val)
-        v_and_tail = np.append(self.val_buf[path], last_val)
+        rew_and_tail = np.append(rew[path], last_val)
+        v_and_tail = np.append(val[path], last_val)
         # [VPG line 4] R_t = sum_l gamma^l r_{t+l} + gamma^(T-t) V(s_T): the discounted
         # sum of the sequence above, minus its last entry (which is V(s_T) alone).
-        self.ret_buf[path] = core.discount_cumsum(rew_and_tail, self.gamma)[:-1]
+        self.ret_buf[path, env] = core.discount_cumsum(rew_and_tail, self.gamma)[:-1]
         # [VPG line 5] GAE (Schulman et al. 2016, Eq. 16) from the TD residuals.
-        td_residual = self.rew_buf[path] + self.gamma * v_and_tail[1:] - v_and_tail[:-1]
-        self.adv_buf[path] = core.discount_cumsum(td_residual, self.gamma * self.lam)
-        self.path_start_idx = self.ptr
+        td_residual = rew[path] + self.gamma * v_and_tail[1:] - v_and_tail[:-1]
+        self.adv_buf[path, env] = core.discount_cumsum(td_residual, self.gamma * self.lam)
+        self.path_start_idx[env] = self.ptr
 
     def get(self):
         """Return the epoch as float32 tensors ``obs, act, ret, adv, logp`` and reset.
 
-        The advantages are shifted and scaled to mean 0 and standard deviation 1
-        over the whole batch of every MPI process (the 1e-8 keeps a batch of equal
-        advantages from dividing by zero).
+        Rows (time) and columns (copies) are flattened into one batch of ``size *
+        num_envs`` samples. The advantages are shifted and scaled to mean 0 and
+        standard deviation 1 over the whole batch of every MPI process (the 1e-8 keeps
+        a batch of equal advantages from dividing by zero).
         """
         if self.ptr != self.max_size:
             raise RuntimeError(f"VPGBuffer.get: only {self.ptr} of {self.max_size} steps stored")
@@ -137,8 +145,10 @@ class VPGBuffer:
         self.adv_buf = (self.adv_buf - mean) / (std + 1e-8)
         batch = dict(obs=self.obs_buf, act=self.act_buf, ret=self.ret_buf,
                      adv=self.adv_buf, logp=self.logp_buf)
-        self.ptr = self.path_start_idx = 0
-        return {key: torch.as_tensor(arr, dtype=torch.float32) for key, arr in batch.items()}
+        self.ptr, self.path_start_idx[:] = 0, 0
+        samples = self.max_size * len(self.path_start_idx)
+        return {key: torch.as_tensor(arr.reshape(samples, *arr.shape[2:]), dtype=torch.float32)
+                for key, arr in batch.items()}
 
 
 # ---- Algorithm ----
@@ -146,7 +156,7 @@ class VPGBuffer:
 def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=50, gamma=0.99, pi_lr=3e-4,
         vf_lr=1e-3, train_v_iters=80, lam=0.97, max_ep_len=1000,
-        logger_kwargs=dict(), save_freq=10, device="cpu"):
+        logger_kwargs=dict(), save_freq=10, num_envs=1, device="cpu"):
     """Train a policy with Vanilla Policy Gradient (GAE-lambda advantages).
 
     Args:
@@ -179,6 +189,13 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             update (a crash or Ctrl-C loses at most the epoch in progress); in
             addition, every ``save_freq`` epochs (> 0) a copy ``model{epoch}.pt``
             is kept (epochs 0, save_freq, 2 save_freq, ...).
+        num_envs (int): env copies each process steps together, > 0: ``env_fn()``
+            called that many times (env ``i`` seeded with seed + ``i``), or, when
+            ``env_fn()`` returns a batched task (a ``gymnasium.vector.VectorEnv`` such
+            as ``gym.make_vec('spinup/CartPole-v1', num_envs=4096)``), its number of
+            copies. One policy call acts for all of them; each runs ``steps_per_epoch
+            / (num_envs * MPI processes)`` steps per epoch, which must be a whole
+            number (docs/user/parallel_envs.rst). An addition of this project.
         device (str): where the networks train, ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or
             ``'auto'`` (the CPU for this algorithm: a GPU gained it little); the epoch's
             data is copied there for the update and acting stays on the CPU
@@ -227,7 +244,7 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     # The arguments and the env are checked before anything is written; the door also
     # fixes the torch threads, places the networks and saves and restores checkpoints.
     run = Run(vpg, config)
-    env = run.env  # recorded, so that a resume can replay the episode in progress
+    env, envs = run.env, run.envs  # num_envs copies of the env, stepped together
     is_box = isinstance(env.action_space, gym.spaces.Box)
 
     with run:
@@ -245,9 +262,9 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         logger.log(f"\nNumber of parameters: pi {core.count_vars(ac.pi)}, "
                    f"v {core.count_vars(ac.v)}\n")
 
-        local_steps = steps_per_epoch // num_procs()
+        local_steps = steps_per_epoch // num_procs() // num_envs  # per copy
         buf = VPGBuffer(env.observation_space.shape, env.action_space.shape,
-                        local_steps, gamma, lam)
+                        local_steps, gamma, lam, num_envs)
         buf.source = run.label
         pi_optimizer = torch.optim.Adam(ac.pi.parameters(), lr=pi_lr)
         vf_optimizer = torch.optim.Adam(ac.v.parameters(), lr=vf_lr)
@@ -302,45 +319,54 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
         # ---- Main loop ----
         start_time = time.time()
-        o, _ = env.reset(seed=seed)
+        o = envs.reset(seed)  # (num_envs, obs_dim)
         env.action_space.seed(seed)
-        ep_ret, ep_len = 0.0, 0
+        ep_ret, ep_len = np.zeros(num_envs), np.zeros(num_envs, dtype=int)
         first_epoch, start_time, (o, ep_ret, ep_len) = run.resume(0, start_time,
                                                                   (o, ep_ret, ep_len))
         # buf.get() leaves float64 advantages behind after the first epoch
         buf.adv_buf = buf.adv_buf.astype(run.saved.get("adv_dtype", np.float32))
         for epoch in range(first_epoch, epochs):  # [VPG line 2]
             for t in range(local_steps):
-                # [VPG line 3] act with pi_k; the env gets the action clipped to its
-                # bounds, the buffer the sample itself (whose log-prob the loss uses).
+                # [VPG line 3] act with pi_k, all copies in one call; the envs get the
+                # actions clipped to their bounds, the buffer the samples themselves
+                # (whose log-probs the loss uses).
                 try:
                     a, v, logp = actor.step(torch.as_tensor(o, dtype=torch.float32))
                 except ValueError as e:  # NaN/inf policy output: bad observation, else the net
                     raise acting_error(e, o, buf, t, f"vpg: epoch {epoch}, step {t}") from e
                 env_a = np.clip(a, env.action_space.low, env.action_space.high) if is_box else a
-                o2, r, terminated, truncated, _ = env.step(env_a)
+                o2, r, terminated, truncated, final_obs = envs.step(env_a)
                 buf.store(o, a, r, v, logp)
                 ep_ret, ep_len, o = ep_ret + r, ep_len + 1, o2
 
-                episode_over = terminated or truncated or ep_len == max_ep_len
-                if not episode_over and t < local_steps - 1:
-                    continue  # mid-trajectory: keep collecting
-                if not episode_over:
-                    logger.warn_once("cut_off", "Warning: trajectory cut off by epoch at "
-                                     f"{ep_len} steps.")
-                # [VPG lines 4-5] V(s_T) = 0 only after a true terminal state;
-                # otherwise the critic's estimate (the v that ac.step returns).
-                if terminated:
-                    last_val = 0.0
-                else:
-                    last_val = actor.step(torch.as_tensor(o, dtype=torch.float32))[1]
-                buf.finish_path(last_val)
-                if episode_over:
-                    logger.store(EpRet=ep_ret, EpLen=ep_len)
-                    o, _ = env.reset()
-                    ep_ret, ep_len = 0.0, 0
+                reset_by_env = terminated | truncated  # already reset by envs.step
+                episode_over = reset_by_env | (ep_len == max_ep_len)
+                if not episode_over.any() and t < local_steps - 1:
+                    continue  # mid-trajectory everywhere: keep collecting
+                # Close the trajectory of every copy whose episode ended, and of every
+                # copy at the epoch's last step.
+                for i in range(num_envs) if t == local_steps - 1 else np.flatnonzero(episode_over):
+                    if not episode_over[i]:
+                        logger.warn_once("cut_off", "Warning: trajectory cut off by epoch at "
+                                         f"{ep_len[i]} steps.")
+                    # [VPG lines 4-5] V(s_T) = 0 only after a true terminal state;
+                    # otherwise the critic's estimate (the v that ac.step returns) of
+                    # s_T, which envs.step keeps in final_obs when it reset the copy.
+                    if terminated[i]:
+                        last_val = 0.0
+                    else:
+                        s_T = final_obs[i] if reset_by_env[i] else o[i]
+                        last_val = actor.step(torch.as_tensor(s_T, dtype=torch.float32))[1]
+                    buf.finish_path(last_val, env=i)
+                    if episode_over[i]:
+                        logger.store(EpRet=ep_ret[i], EpLen=ep_len[i])
+                        ep_ret[i], ep_len[i] = 0.0, 0
+                cut = np.flatnonzero(episode_over & ~reset_by_env)  # max_ep_len reached
+                if len(cut):
+                    o[cut] = envs.reset_copies(cut)
 
-            logger.store(VVals=buf.val_buf.copy())  # the epoch's V(s_t), logged once
+            logger.store(VVals=buf.val_buf.flatten())  # the epoch's V(s_t), logged once
             update()  # [VPG lines 6-8]
             run.refresh()
 

@@ -1,0 +1,41 @@
+"""Batched classic-control tasks written as torch tensor programs.
+
+Each class steps N copies of one task at once on a CPU or CUDA device and follows
+gymnasium 1.x's ``VectorEnv`` interface (same-step autoreset). Importing this package
+registers the ids of :data:`TASK_IDS` with gymnasium::
+
+    import gymnasium as gym
+    import spinup.envs
+    envs = gym.make_vec("spinup/CartPole-v1", num_envs=4096, device="cuda")  # ours
+    env = gym.make("spinup/CartPole-v1")  # gymnasium's own single environment
+"""
+import gymnasium
+
+from spinup.envs.acrobot import Acrobot
+from spinup.envs.base import TensorVectorEnv
+from spinup.envs.cartpole import CartPole
+from spinup.envs.mountain_car import MountainCar, MountainCarContinuous
+from spinup.envs.pendulum import Pendulum
+
+_CC = "gymnasium.envs.classic_control"
+#: id -> (our batched class, gymnasium's single-environment class, time limit in steps)
+_TASKS = {
+    "spinup/CartPole-v1": (CartPole, f"{_CC}.cartpole:CartPoleEnv", 500),
+    "spinup/Acrobot-v1": (Acrobot, f"{_CC}.acrobot:AcrobotEnv", 500),
+    "spinup/MountainCar-v0": (MountainCar, f"{_CC}.mountain_car:MountainCarEnv", 200),
+    "spinup/MountainCarContinuous-v0": (
+        MountainCarContinuous, f"{_CC}.continuous_mountain_car:Continuous_MountainCarEnv", 999),
+    "spinup/Pendulum-v1": (Pendulum, f"{_CC}.pendulum:PendulumEnv", 200),
+}
+#: The gymnasium ids registered by this package.
+TASK_IDS = tuple(_TASKS)
+
+for _id, (_cls, _single, _steps) in _TASKS.items():
+    if _id not in gymnasium.registry:  # importing twice must not re-register
+        # by name, not by object: an EnvSpec that names its classes can be saved as JSON
+        gymnasium.register(_id, entry_point=_single,
+                           vector_entry_point=f"{_cls.__module__}:{_cls.__name__}",
+                           max_episode_steps=_steps)
+
+__all__ = ["TASK_IDS", "Acrobot", "CartPole", "MountainCar", "MountainCarContinuous",
+           "Pendulum", "TensorVectorEnv"]
