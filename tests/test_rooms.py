@@ -17,7 +17,7 @@ ALGOS = "vpg trpo ppo ddpg td3 sac dqn a2c a3c".split()
 ON_POLICY = {"vpg", "trpo", "ppo", "a2c", "a3c"}
 #: The teaching core: what an algorithm may import besides its own files and the door.
 TEACHING_CORE = {"spinup.utils.logx", "spinup.utils.mpi_tools", "spinup.utils.mpi_pytorch",
-                 "spinup.utils.torch_tools"}
+                 "spinup.utils.torch_tools", "spinup.utils.advantages"}
 DOOR = "spinup.machinery.door"
 #: The one circle allowed: an exercise and its solution import each other on purpose.
 EXERCISE_PAIR = {"spinup.exercises.problem_set_1.exercise1_2_auxiliary",

@@ -22,6 +22,7 @@ from spinup.machinery.checkpoint import Checkpoint, load_checkpoint, recorded, s
 from spinup.machinery.console import colorize, print_table  # noqa: F401  (for the logger)
 from spinup.machinery.device import RUN_THREADS, Placement, resolve_device, torch_threads
 from spinup.machinery.env_checks import (check_finite_obs, check_finite_path,  # noqa: F401
+                                         check_finite_paths,
                                          check_finite_reward, check_finite_rows, env_label,
                                          make_env, report_env_step_error)
 from spinup.machinery.record import RunRecord  # noqa: F401  (for the logger)

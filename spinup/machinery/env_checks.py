@@ -295,6 +295,21 @@ def check_finite_path(buf, path, last_val, obs=None, rew=None):
                          "has diverged")
 
 
+def check_finite_paths(buf, copies, starts, last_vals):
+    """:func:`check_finite_path` for the pieces of trajectory that end at the current row
+    ``buf.ptr - 1`` in the columns ``copies`` of ``buf.obs_buf``/``buf.rew_buf`` (rows
+    (T, N, ...)), piece ``k`` starting at row ``starts[k]`` and closed by ``last_vals[k]``:
+    one vectorized test, and the column-by-column message only when something is wrong."""
+    import numpy as np
+    rows = slice(int(np.min(starts)) if len(starts) else buf.ptr, buf.ptr)
+    rew, obs = buf.rew_buf[rows][:, copies], buf.obs_buf[rows][:, copies]
+    if np.isfinite(rew).all() and np.isfinite(obs).all() and np.isfinite(last_vals).all():
+        return
+    for i, start, last_val in zip(copies, starts, last_vals):
+        check_finite_path(buf, slice(int(start), buf.ptr), last_val, obs=buf.obs_buf[:, i],
+                          rew=buf.rew_buf[:, i])
+
+
 def check_finite_reward(rew, buf, step, obs, act):
     """ValueError (one line naming the env and the slot) for a NaN or infinite reward
     ``rew`` stored in replay slot ``step``; if the observation acted on (``obs``) or the

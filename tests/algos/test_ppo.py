@@ -62,10 +62,11 @@ class _OneStepTimeLimitEnv(gym.Env):
 
 def test_truncation_bootstraps_from_value(tmp_path, monkeypatch):
     captured = []
-    original = PPOBuffer.finish_path
-    monkeypatch.setattr(PPOBuffer, "finish_path",
-                        lambda self, last_val=0, env=0: (captured.append(float(last_val)),
-                                                         original(self, last_val, env))[1])
+    original = PPOBuffer.finish_paths
+    monkeypatch.setattr(PPOBuffer, "finish_paths",
+                        lambda self, copies, last_vals, terminated: (
+                            captured.extend(map(float, last_vals)),
+                            original(self, copies, last_vals, terminated))[1])
     ppo(_OneStepTimeLimitEnv, steps_per_epoch=12, epochs=1, train_pi_iters=1, train_v_iters=1,
         logger_kwargs=dict(output_dir=str(tmp_path)))
     assert len(captured) == 4 and all(v != 0.0 for v in captured)  # V(s_T), not 0

@@ -1,5 +1,7 @@
 """PPO with several envs per process (``num_envs``): per-env GAE and bootstrapping,
 max_ep_len, reproducibility, resume, argument checks, CLI, learning."""
+import collections
+
 import gymnasium as gym
 import numpy as np
 import pandas as pd
@@ -69,12 +71,12 @@ class CountingEnv(gym.Env):
 
 def spy_on_finish_path(monkeypatch):
     calls = []
-    original = PPOBuffer.finish_path
+    original = PPOBuffer.finish_paths
 
-    def finish_path(self, last_val=0, env=0):
-        calls.append((env, float(last_val)))
-        return original(self, last_val, env)
-    monkeypatch.setattr(PPOBuffer, "finish_path", finish_path)
+    def finish_paths(self, copies, last_vals, terminated):
+        calls.extend((int(env), float(v)) for env, v in zip(copies, last_vals))
+        return original(self, copies, last_vals, terminated)
+    monkeypatch.setattr(PPOBuffer, "finish_paths", finish_paths)
     return calls
 
 
@@ -108,14 +110,16 @@ def test_truncation_value_is_that_of_the_final_observation(tmp_path, monkeypatch
     original = core.MLPActorCritic.step
 
     def step(self, obs):
-        if obs.ndim == 1:  # the single-observation calls are the bootstrap ones
-            seen.append(tuple(obs.tolist()))
+        seen.extend(tuple(row) for row in obs.tolist())
         return original(self, obs)
     monkeypatch.setattr(core.MLPActorCritic, "step", step)
     ppo(lambda: CountingEnv(False), num_envs=2, steps_per_epoch=24, epochs=1,
         train_pi_iters=1, train_v_iters=1, ac_kwargs=dict(hidden_sizes=[8]),
         logger_kwargs=dict(output_dir=str(tmp_path)))
-    assert sorted(seen) == sorted([(3.0, 0.0)] * 4 + [(4.0, 1.0)] * 3)
+    # The agent acts on [0..2, 0] and [0..3, 1] (12 steps of 2 envs), never on a final
+    # observation; the 7 other rows evaluated are the bootstrap ones: each final obs.
+    counts = collections.Counter(seen)
+    assert len(seen) == 24 + 7 and counts[(3.0, 0.0)] == 4 and counts[(4.0, 1.0)] == 3
 
 
 def test_max_ep_len_cuts_every_env(tmp_path):

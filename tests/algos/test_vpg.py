@@ -21,9 +21,9 @@ def test_buffer_targets_for_a_terminated_and_a_cut_off_trajectory():
     buf.store(np.ones(2), 0, 4.0, 2.0, -0.1)
     buf.finish_path(8.0)  # cut off: bootstrap from V(s_T) = 8
     # rewards-to-go by hand: [1 + 0.5*2, 2, 4 + 0.5*8]
-    np.testing.assert_allclose(buf.ret_buf, [2.0, 2.0, 8.0])
+    np.testing.assert_allclose(buf.ret_buf[:, 0], [2.0, 2.0, 8.0])
     # deltas: [1 + 0.5*1 - 0.5, 2 + 0 - 1, 4 + 0.5*8 - 2] = [1, 1, 6]; GAE with 0.25
-    np.testing.assert_allclose(buf.adv_buf, [1.25, 1.0, 6.0])
+    np.testing.assert_allclose(buf.adv_buf[:, 0], [1.25, 1.0, 6.0])
     data = buf.get()
     assert set(data) == {"obs", "act", "ret", "adv", "logp"}
     assert data["obs"].shape == (3, 2) and data["act"].shape == (3,)

@@ -59,7 +59,8 @@ import numpy as np
 import torch
 
 import spinup.algos.a2c.core as core
-from spinup.machinery.door import Run, acting_error, check_finite_path
+from spinup.machinery.door import Run, acting_error, check_finite_paths
+from spinup.utils.advantages import gae_returns
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, sync_params
 from spinup.utils.mpi_tools import num_procs, proc_id
@@ -69,10 +70,10 @@ class A2CBuffer:
     """One rollout of one worker (``size = n_steps`` steps of each of its ``num_envs``
     env copies) and its advantages.
 
-    A row per time step, a column per copy. ``store`` appends a row; ``finish_path``
-    closes the stretch of one copy's episode that ends at the current step (at an
-    episode end, or at the end of the rollout); ``get`` returns the rollout, ``size *
-    num_envs`` samples, and empties the buffer.
+    A row per time step, a column per copy. ``store`` appends a row; ``finish_paths``
+    closes the stretches of the copies' episodes that end at the current step (at an
+    episode end, or at the end of the rollout); ``get`` computes the advantages, returns
+    the rollout, ``size * num_envs`` samples, and empties the buffer.
 
     Args:
         obs_dim (tuple): shape of one observation.
@@ -84,14 +85,18 @@ class A2CBuffer:
     """
 
     def __init__(self, obs_dim, act_dim, size, gamma=0.99, lam=1.0, num_envs=1):
-        def zeros(item_shape=()):
-            return np.zeros((size, num_envs, *item_shape), dtype=np.float32)
+        def zeros(item_shape=None):   # (size, num_envs, *item_shape)
+            return np.zeros((size,) + core.combined_shape(num_envs, item_shape), dtype=np.float32)
 
         self.obs_buf, self.act_buf = zeros(obs_dim), zeros(act_dim)
         self.rew_buf = zeros()
         self.val_buf = zeros()  # critic's V(s_t) when acting
-        self.adv_buf = zeros()  # written by finish_path
-        self.ret_buf = zeros()  # written by finish_path
+        self.adv_buf = zeros()  # written by get
+        self.ret_buf = zeros()  # written by get
+        # where an episode stretch ends: after which row, with which value, terminal?
+        self.piece_end = np.zeros((size, num_envs), dtype=bool)
+        self.end_val = np.zeros((size, num_envs))
+        self.end_terminal = np.zeros((size, num_envs), dtype=bool)
         self.gamma, self.lam, self.max_size = gamma, lam, size
         self.ptr = 0                                   # next free row
         self.path_start = np.zeros(num_envs, dtype=int)  # per copy: first row not yet covered
@@ -105,34 +110,39 @@ class A2CBuffer:
         self.rew_buf[i], self.val_buf[i] = rew, val
         self.ptr = i + 1
 
-    def finish_path(self, last_val=0, env=0):
-        """Advantages and value targets of copy ``env``'s steps stored since its last call.
+    def finish_paths(self, copies, last_vals, terminated):
+        """Close, at the last stored step, the episode stretches of the copies ``copies``
+        (index array); their advantages and value targets are computed by :meth:`get`.
 
         Args:
-            last_val (float): value after the last stored step: 0 if the episode
-                terminated there; otherwise ``V(s_T)``, which stands in for the
-                rewards after the end of the rollout, a time limit or ``max_ep_len``.
-            env (int): the copy (column).
+            copies (np.ndarray): the columns (copies).
+            last_vals (np.ndarray): value after the last stored step, one per copy: 0 if
+                the episode terminated there; otherwise ``V(s_T)``, which stands in for
+                the rewards after the end of the rollout, a time limit or ``max_ep_len``.
+            terminated (np.ndarray): bool, whether each stretch ended in a terminal state.
         """
-        seg = slice(self.path_start[env], self.ptr)
-        rew = self.rew_buf[:, env]
-        check_finite_path(self, seg, last_val, obs=self.obs_buf[:, env], rew=rew)
-        vals = self.val_buf[seg, env]
-        rew_ext = np.append(rew[seg], last_val)
-        val_ext = np.append(vals, last_val)
-        # [A2C line 11] TD errors, then their (gamma lam)-discounted sums.
-        td_err = rew_ext[:-1] + self.gamma * val_ext[1:] - val_ext[:-1]
-        self.adv_buf[seg, env] = core.discount_cumsum(td_err, self.gamma * self.lam)
-        # [A2C line 11] Targets R_t = A_t + V(s_t): with lam = 1 the n-step returns.
-        self.ret_buf[seg, env] = self.adv_buf[seg, env] + vals
-        self.path_start[env] = self.ptr
+        check_finite_paths(self, copies, self.path_start[copies], last_vals)
+        row = self.ptr - 1
+        self.piece_end[row, copies], self.end_val[row, copies] = True, last_vals
+        self.end_terminal[row, copies] = terminated
+        self.path_start[copies] = self.ptr
+
+    def finish_path(self, last_val=0, env=0):
+        """:meth:`finish_paths` for the one copy ``env`` (0 is terminal: see ``get``)."""
+        terminal = np.asarray(last_val).dtype != np.float32   # a float32 value: V(s_T)
+        self.finish_paths(np.array([env]), np.array([last_val]), np.array([terminal]))
 
     def get(self):
         """Empty the (full) buffer; return the rollout as float32 tensors ``obs``,
         ``act``, ``ret``, ``adv`` of ``size * num_envs`` samples. The advantages are not
         normalised: ``n_steps`` samples are too few for a stable mean and spread."""
         assert self.ptr == self.max_size, "A2CBuffer.get() needs a full rollout"
-        self.ptr, self.path_start[:] = 0, 0
+        # [A2C line 11] TD errors, then their (gamma lam)-discounted sums, of every
+        # stretch; targets R_t = A_t + V(s_t): with lam = 1 the n-step returns.
+        self.adv_buf[:], _ = gae_returns(self.rew_buf, self.val_buf, self.piece_end,
+                                         self.end_val, self.end_terminal, self.gamma, self.lam)
+        self.ret_buf = self.adv_buf + self.val_buf
+        self.ptr, self.path_start[:], self.piece_end[:] = 0, 0, False
         arrays = dict(obs=self.obs_buf, act=self.act_buf, ret=self.ret_buf,
                       adv=self.adv_buf)
         samples = self.max_size * len(self.path_start)
@@ -356,21 +366,23 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     if not (rollout_done or (terminated | timeout).any()):
                         continue
                     # [A2C line 11] Only a terminal state is worth 0; the end of the
-                    # rollout and time limits bootstrap from the critic (docs page).
-                    ended = np.flatnonzero(terminated | timeout)
-                    for i in range(num_envs) if rollout_done else ended:
-                        if terminated[i]:
-                            last_val = 0
-                        else:   # s_T: the copy's final observation if envs.step reset it
-                            s_T = final_obs[i] if truncated[i] else obs[i]
-                            _, last_val, _ = actor.step(torch.as_tensor(s_T, dtype=torch.float32))
-                        buf.finish_path(last_val, env=i)
-                        if terminated[i] or timeout[i]:
-                            logger.store(EpRet=ep_ret[i], EpLen=ep_len[i])
-                            ep_ret[i], ep_len[i] = 0, 0
-                    cut = np.flatnonzero(timeout & ~(terminated | truncated))  # max_ep_len
-                    if len(cut):
-                        obs[cut] = envs.reset_copies(cut)
+                    # rollout and time limits bootstrap from the critic (docs page) at s_T,
+                    # the copy's final observation if envs.step reset it.
+                    over = np.flatnonzero(terminated | timeout)
+                    ended = np.arange(num_envs) if rollout_done else over
+                    last_vals, cut = np.zeros(len(ended)), ~terminated[ended]
+                    if cut.any():
+                        s_T = np.stack([final_obs[i] if truncated[i] else obs[i]
+                                        for i in ended[cut]])
+                        _, last_vals[cut], _ = actor.step(torch.as_tensor(s_T,
+                                                                          dtype=torch.float32))
+                    buf.finish_paths(ended, last_vals, ~cut)
+                    if len(over):
+                        logger.store(EpRet=ep_ret[over], EpLen=ep_len[over])
+                        ep_ret[over], ep_len[over] = 0, 0
+                        limit = over[~(terminated | truncated)[over]]  # max_ep_len
+                        if len(limit):
+                            obs[limit] = envs.reset_copies(limit)
                 logger.store(VVals=buf.val_buf.flatten())  # the rollout's V(s_t), logged once
                 update(n_updates)  # [A2C lines 3-7]
                 run.refresh()

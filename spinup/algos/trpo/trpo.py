@@ -75,7 +75,8 @@ import torch
 import spinup.algos.trpo.core as core
 from spinup.algos.trpo.core import (conjugate_gradient, flat_grad, get_flat_params,
                                     hessian_vector_product, set_flat_params)
-from spinup.machinery.door import Run, acting_error, check_finite_path
+from spinup.machinery.door import Run, acting_error, check_finite_paths
+from spinup.utils.advantages import gae_returns
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, sync_params
 from spinup.utils.mpi_tools import mpi_avg, mpi_statistics_scalar, num_procs, proc_id
@@ -85,9 +86,10 @@ class TRPOBuffer:
     """One epoch of experience of this process, with its advantages and returns.
 
     A row per time step, a column per env copy (``num_envs`` copies step side by
-    side). ``store`` appends a row, ``finish_path`` closes the episode (or the piece of
-    it) of one copy that ends at the current step, ``get`` hands the epoch to the
-    update, ``size * num_envs`` samples, and empties the preallocated arrays.
+    side). ``store`` appends a row, ``finish_paths`` closes the episodes (or the pieces
+    of them) of some copies that end at the current step, ``get`` computes the targets
+    of every piece, hands the epoch to the update, ``size * num_envs`` samples, and
+    empties the preallocated arrays.
 
     Args:
         obs_dim (tuple): shape of one observation.
@@ -98,15 +100,19 @@ class TRPOBuffer:
     """
 
     def __init__(self, obs_dim, act_dim, size, gamma=0.99, lam=0.95, num_envs=1):
-        def zeros(item_shape=()):
-            return np.zeros((size, num_envs, *item_shape), dtype=np.float32)
+        def zeros(item_shape=None):   # (size, num_envs, *item_shape)
+            return np.zeros((size,) + core.combined_shape(num_envs, item_shape), dtype=np.float32)
 
         self.obs_buf, self.act_buf = zeros(obs_dim), zeros(act_dim)
         self.rew_buf = zeros()
         self.val_buf = zeros()    # V_phi(s_t) when acting
         self.logp_buf = zeros()   # log pi_k(a_t|s_t)
-        self.adv_buf = zeros()    # filled by finish_path
-        self.ret_buf = zeros()    # filled by finish_path
+        self.adv_buf = zeros()    # filled by get
+        self.ret_buf = zeros()    # filled by get
+        # where an episode piece ends: after which row, with which value, terminal or not
+        self.piece_end = np.zeros((size, num_envs), dtype=bool)
+        self.end_val = np.zeros((size, num_envs))
+        self.end_terminal = np.zeros((size, num_envs), dtype=bool)
         self.gamma, self.lam, self.max_size = gamma, lam, size
         self.ptr = 0                                   # next free row
         self.path_start = np.zeros(num_envs, dtype=int)  # per copy: first row still open
@@ -120,41 +126,42 @@ class TRPOBuffer:
         self.val_buf[i], self.logp_buf[i] = val, logp
         self.ptr = i + 1
 
-    def finish_path(self, last_val=0, env=0):
-        """Compute advantages and rewards-to-go of copy ``env``'s steps since its last call.
+    def finish_paths(self, copies, last_vals, terminated):
+        """Close, at the last stored step, the episode pieces of the copies ``copies``
+        (index array); their advantages and returns are computed by :meth:`get`.
 
         Args:
-            last_val (float): value of the state after the last stored step: 0 when
-                the episode terminated there, ``V_phi(s_T)`` when it was cut short
-                (time limit, ``max_ep_len``, end of the epoch), so that the rewards
-                the cut removed are estimated instead of taken to be 0.
-            env (int): the copy (column).
+            copies (np.ndarray): the columns (copies).
+            last_vals (np.ndarray): value of the state after the last stored step, one
+                per copy: 0 when the episode terminated there, ``V_phi(s_T)`` when it was
+                cut short (time limit, ``max_ep_len``, end of the epoch), so that the
+                rewards the cut removed are estimated instead of taken to be 0.
+            terminated (np.ndarray): bool, whether each piece ended in a terminal state.
         """
-        seg = slice(self.path_start[env], self.ptr)
-        rew, val = self.rew_buf[:, env], self.val_buf[:, env]
-        check_finite_path(self, seg, last_val, obs=self.obs_buf[:, env], rew=rew)
-        # Append the bootstrap value as if it were one more reward / one more value.
-        rew_ext = np.append(rew[seg], last_val)
-        val_ext = np.append(val[seg], last_val)
-        # [TRPO line 5] GAE (Schulman et al. 2016, eq. 16) from the TD errors.
-        td_err = rew_ext[:-1] + self.gamma * val_ext[1:] - val_ext[:-1]
-        self.adv_buf[seg, env] = core.discount_cumsum(td_err, self.gamma * self.lam)
-        # [TRPO line 4] Discounted rewards-to-go, the regression targets of V_phi.
-        self.ret_buf[seg, env] = core.discount_cumsum(rew_ext, self.gamma)[:-1]
-        self.path_start[env] = self.ptr
+        check_finite_paths(self, copies, self.path_start[copies], last_vals)
+        row = self.ptr - 1
+        self.piece_end[row, copies], self.end_val[row, copies] = True, last_vals
+        self.end_terminal[row, copies] = terminated
+        self.path_start[copies] = self.ptr
 
     def get(self):
         """Empty the (full) buffer and return the epoch as float32 tensors.
 
-        Advantages are shifted and scaled to mean 0, standard deviation 1 over the
-        steps of all MPI processes (the ``1e-8`` guards against a zero spread).
+        [TRPO lines 4-5] First the GAE advantages (Schulman et al. 2016, eq. 16) and the
+        discounted rewards-to-go, the regression targets of V_phi, of every piece, each
+        bootstrapped from its value at the cut. Advantages are then shifted and scaled to
+        mean 0, standard deviation 1 over the steps of all MPI processes (the ``1e-8``
+        guards against a zero spread).
 
         Returns:
             dict with ``obs``, ``act``, ``ret``, ``adv``, ``logp``, each with a leading
             axis of ``size * num_envs`` samples.
         """
         assert self.ptr == self.max_size, "TRPOBuffer.get() needs a full epoch"
-        self.ptr, self.path_start[:] = 0, 0
+        self.adv_buf[:], self.ret_buf[:] = gae_returns(
+            self.rew_buf, self.val_buf, self.piece_end, self.end_val, self.end_terminal,
+            self.gamma, self.lam)
+        self.ptr, self.path_start[:], self.piece_end[:] = 0, 0, False
         mean, std = mpi_statistics_scalar(self.adv_buf)
         self.adv_buf = (self.adv_buf - mean) / (std + 1e-8)
         arrays = dict(obs=self.obs_buf, act=self.act_buf, ret=self.ret_buf,
@@ -401,8 +408,8 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         env.action_space.seed(seed)
         ep_ret, ep_len = np.zeros(num_envs), np.zeros(num_envs, dtype=int)
         is_box = type(env.action_space).__name__ == "Box"
-        first_epoch, start_time, (obs, ep_ret, ep_len) = run.resume(0, start_time,
-                                                                    (obs, ep_ret, ep_len))
+        first_epoch, start_time, episode = run.resume(0, start_time, (obs, ep_ret, ep_len))
+        obs, ep_ret, ep_len = episode  # on a resume: the episodes in progress
         # buf.get() leaves float64 advantages behind after the first epoch
         buf.adv_buf = buf.adv_buf.astype(run.saved.get("adv_dtype", np.float32))
         for epoch in range(first_epoch, epochs):  # [TRPO line 2]
@@ -425,25 +432,26 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 epoch_full = t == local_steps - 1
                 if not (epoch_full or (terminated | timeout).any()):
                     continue
+                if epoch_full and not (terminated | timeout).all():
+                    logger.warn_once("cut_off", "Warning: trajectory cut off by epoch at "
+                                     f"{ep_len[np.argmin(terminated | timeout)]} steps.")
                 # [TRPO lines 4-5] Close the path of each copy whose episode ended (all of
                 # them at the epoch's end). Only a terminal state is worth 0; a time limit
-                # or the end of the epoch bootstraps from V_phi (see the docs page).
-                for i in range(num_envs) if epoch_full else np.flatnonzero(terminated | timeout):
-                    if not (terminated[i] or timeout[i]):
-                        logger.warn_once("cut_off", "Warning: trajectory cut off by epoch at "
-                                         f"{ep_len[i]} steps.")
-                    if terminated[i]:
-                        last_val = 0
-                    else:   # s_T: the copy's final observation if envs.step reset it
-                        s_T = final_obs[i] if truncated[i] else obs[i]
-                        _, last_val, _ = actor.step(torch.as_tensor(s_T, dtype=torch.float32))
-                    buf.finish_path(last_val, env=i)
-                    if terminated[i] or timeout[i]:  # a whole episode: log it
-                        logger.store(EpRet=ep_ret[i], EpLen=ep_len[i])
-                        ep_ret[i], ep_len[i] = 0, 0
-                cut = np.flatnonzero(timeout & ~(terminated | truncated))  # max_ep_len
-                if len(cut):
-                    obs[cut] = envs.reset_copies(cut)
+                # or the end of the epoch bootstraps from V_phi (see the docs page), at
+                # s_T: the copy's final observation if envs.step reset it.
+                ended = np.arange(num_envs) if epoch_full else np.flatnonzero(terminated | timeout)
+                last_vals, cut = np.zeros(len(ended)), ~terminated[ended]
+                if cut.any():
+                    s_T = np.stack([final_obs[i] if truncated[i] else obs[i] for i in ended[cut]])
+                    _, last_vals[cut], _ = actor.step(torch.as_tensor(s_T, dtype=torch.float32))
+                buf.finish_paths(ended, last_vals, ~cut)
+                over = np.flatnonzero(terminated | timeout)  # whole episodes: log them
+                if len(over):
+                    logger.store(EpRet=ep_ret[over], EpLen=ep_len[over])
+                    ep_ret[over], ep_len[over] = 0, 0
+                    limit = over[~(terminated | truncated)[over]]  # max_ep_len: reset here
+                    if len(limit):
+                        obs[limit] = envs.reset_copies(limit)
 
             logger.store(VVals=buf.val_buf.flatten())  # the epoch's V(s_t), logged once
             update()  # [TRPO lines 6-14]

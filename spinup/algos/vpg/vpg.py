@@ -57,7 +57,8 @@ import numpy as np
 import torch
 
 import spinup.algos.vpg.core as core
-from spinup.machinery.door import Run, acting_error, check_finite_path
+from spinup.machinery.door import Run, acting_error, check_finite_paths
+from spinup.utils.advantages import gae_returns
 from spinup.utils.logx import EpochLogger
 from spinup.utils.mpi_pytorch import mpi_avg_grads, sync_params
 from spinup.utils.mpi_tools import mpi_statistics_scalar, num_procs, proc_id
@@ -68,11 +69,12 @@ from spinup.utils.mpi_tools import mpi_statistics_scalar, num_procs, proc_id
 class VPGBuffer:
     """One epoch of experience of one process, and the targets computed from it.
 
-    Every array has a row per time step and a column per env copy (``num_envs``
-    copies step side by side). ``store`` appends a row; ``finish_path`` closes the
-    trajectory of one copy (a column) and fills in its advantages ``adv_buf`` and
-    rewards-to-go ``ret_buf``; ``get`` hands the full epoch to the update, flattened
-    to ``size * num_envs`` samples, and empties the buffer.
+    Every array has a row per time step and a column per env copy (``num_envs`` copies
+    step side by side). ``store`` appends a row; ``finish_paths`` closes the pieces of
+    trajectory of some copies at the current step (an episode ended, or the epoch);
+    ``get`` computes the advantages ``adv_buf`` and rewards-to-go ``ret_buf`` of every
+    piece in one pass (:func:`spinup.utils.advantages.gae_returns`), hands the epoch to
+    the update, flattened to ``size * num_envs`` samples, and empties the buffer.
 
     Args:
         obs_dim (tuple): shape of one observation.
@@ -84,15 +86,19 @@ class VPGBuffer:
     """
 
     def __init__(self, obs_dim, act_dim, size, gamma=0.99, lam=0.95, num_envs=1):
-        def zeros(item_shape=()):
-            return np.zeros((size, num_envs, *item_shape), dtype=np.float32)
+        def zeros(item_shape=None):   # (size, num_envs, *item_shape)
+            return np.zeros((size,) + core.combined_shape(num_envs, item_shape), dtype=np.float32)
 
         self.obs_buf, self.act_buf = zeros(obs_dim), zeros(act_dim)
         self.rew_buf, self.val_buf, self.logp_buf = zeros(), zeros(), zeros()
         self.adv_buf, self.ret_buf = zeros(), zeros()
+        # where a piece of trajectory ends: after which row, with which V(s_T), terminal?
+        self.piece_end = np.zeros((size, num_envs), dtype=bool)
+        self.end_val = np.zeros((size, num_envs))
+        self.end_terminal = np.zeros((size, num_envs), dtype=bool)
         self.gamma, self.lam, self.max_size = gamma, lam, size
         self.ptr = 0                                        # next free row
-        self.path_start_idx = np.zeros(num_envs, dtype=int)  # per copy: first row of its path
+        self.path_start_idx = np.zeros(num_envs, dtype=int)  # per copy: first row of its piece
 
     def store(self, obs, act, rew, val, logp):
         """Record one step of every copy: observations, actions, rewards, V(obs) and
@@ -104,40 +110,52 @@ class VPGBuffer:
         self.val_buf[row], self.logp_buf[row] = val, logp
         self.ptr = row + 1
 
-    def finish_path(self, last_val=0, env=0):
-        """Close the trajectory of copy ``env`` that started at ``path_start_idx[env]``.
+    def finish_paths(self, copies, last_vals, terminated):
+        """Close the pieces of trajectory of the copies ``copies`` (an index array) at the
+        last stored step.
 
         Args:
-            last_val (float): V(s_T) for the state after the last stored step: 0 when
-                the episode terminated, the critic's estimate when it was cut short
-                (time limit, ``max_ep_len`` or end of the epoch), so that the
-                rewards beyond the cut are still accounted for.
-            env (int): which column (copy) the trajectory belongs to.
+            copies (np.ndarray): which columns (copies).
+            last_vals (np.ndarray): V(s_T) of each, the value of the state after the last
+                stored step: 0 when the episode terminated, the critic's estimate when
+                it was cut short (time limit, ``max_ep_len`` or end of the epoch), so
+                that the rewards beyond the cut are still accounted for.
+            terminated (np.ndarray): bool, whether each piece ended in a terminal state.
         """
-        path = slice(self.path_start_idx[env], self.ptr)
-        rew, val = self.rew_buf[:, env], self.val_buf[:, env]
-        check_finite_path(self, path, last_val, obs=self.obs_buf[:, env], rew=rew)
-        # r_0 .. r_{T-1} followed by V(s_T), and V(s_0) .. V(s_T).
-        rew_and_tail = np.append(rew[path], last_val)
-        v_and_tail = np.append(val[path], last_val)
-        # [VPG line 4] R_t = sum_l gamma^l r_{t+l} + gamma^(T-t) V(s_T): the discounted
-        # sum of the sequence above, minus its last entry (which is V(s_T) alone).
-        self.ret_buf[path, env] = core.discount_cumsum(rew_and_tail, self.gamma)[:-1]
-        # [VPG line 5] GAE (Schulman et al. 2016, Eq. 16) from the TD residuals.
-        td_residual = rew[path] + self.gamma * v_and_tail[1:] - v_and_tail[:-1]
-        self.adv_buf[path, env] = core.discount_cumsum(td_residual, self.gamma * self.lam)
-        self.path_start_idx[env] = self.ptr
+        check_finite_paths(self, copies, self.path_start_idx[copies], last_vals)
+        row = self.ptr - 1
+        self.piece_end[row, copies], self.end_val[row, copies] = True, last_vals
+        self.end_terminal[row, copies] = terminated
+        self.path_start_idx[copies] = self.ptr
+
+    def finish_path(self, last_val=0, env=0):
+        """:meth:`finish_paths` for one copy ``env``, its ``adv_buf`` and ``ret_buf`` filled
+        at once (to look at them before :meth:`get`)."""
+        start = self.path_start_idx[env]
+        terminal = np.asarray(last_val).dtype != np.float32   # a float32 value: V(s_T)
+        self.finish_paths(np.array([env]), np.array([last_val]), np.array([terminal]))
+        rows = slice(start, self.ptr)
+        adv, ret = gae_returns(self.rew_buf[rows, env:env + 1], self.val_buf[rows, env:env + 1],
+                               self.piece_end[rows, env:env + 1], self.end_val[rows, env:env + 1],
+                               self.end_terminal[rows, env:env + 1], self.gamma, self.lam)
+        self.adv_buf[rows, env], self.ret_buf[rows, env] = adv[:, 0], ret[:, 0]
 
     def get(self):
         """Return the epoch as float32 tensors ``obs, act, ret, adv, logp`` and reset.
 
         Rows (time) and columns (copies) are flattened into one batch of ``size *
-        num_envs`` samples. The advantages are shifted and scaled to mean 0 and
-        standard deviation 1 over the whole batch of every MPI process (the 1e-8 keeps
-        a batch of equal advantages from dividing by zero).
+        num_envs`` samples; the order does not matter to the losses, which average over
+        the batch. The advantages are shifted and scaled to mean 0 and standard deviation
+        1 over the whole batch of every MPI process (the 1e-8 keeps a batch of equal
+        advantages from dividing by zero).
         """
         if self.ptr != self.max_size:
             raise RuntimeError(f"VPGBuffer.get: only {self.ptr} of {self.max_size} steps stored")
+        # [VPG lines 4-5] R_t and the GAE advantages (Schulman et al. 2016, Eq. 16) of
+        # every piece of trajectory, bootstrapped from its V(s_T).
+        self.adv_buf[:], self.ret_buf[:] = gae_returns(
+            self.rew_buf, self.val_buf, self.piece_end, self.end_val, self.end_terminal,
+            self.gamma, self.lam)
         mean, std = mpi_statistics_scalar(self.adv_buf)
         # Normalised in place. (mean and std are float64, so from the second epoch on
         # adv_buf holds float64: kept as it was, so that a seed reproduces the curves
@@ -145,7 +163,7 @@ class VPGBuffer:
         self.adv_buf = (self.adv_buf - mean) / (std + 1e-8)
         batch = dict(obs=self.obs_buf, act=self.act_buf, ret=self.ret_buf,
                      adv=self.adv_buf, logp=self.logp_buf)
-        self.ptr, self.path_start_idx[:] = 0, 0
+        self.ptr, self.path_start_idx[:], self.piece_end[:] = 0, 0, False
         samples = self.max_size * len(self.path_start_idx)
         return {key: torch.as_tensor(arr.reshape(samples, *arr.shape[2:]), dtype=torch.float32)
                 for key, arr in batch.items()}
@@ -322,8 +340,8 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         o = envs.reset(seed)  # (num_envs, obs_dim)
         env.action_space.seed(seed)
         ep_ret, ep_len = np.zeros(num_envs), np.zeros(num_envs, dtype=int)
-        first_epoch, start_time, (o, ep_ret, ep_len) = run.resume(0, start_time,
-                                                                  (o, ep_ret, ep_len))
+        first_epoch, start_time, episode = run.resume(0, start_time, (o, ep_ret, ep_len))
+        o, ep_ret, ep_len = episode  # on a resume: the episodes in progress
         # buf.get() leaves float64 advantages behind after the first epoch
         buf.adv_buf = buf.adv_buf.astype(run.saved.get("adv_dtype", np.float32))
         for epoch in range(first_epoch, epochs):  # [VPG line 2]
@@ -342,29 +360,31 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
                 reset_by_env = terminated | truncated  # already reset by envs.step
                 episode_over = reset_by_env | (ep_len == max_ep_len)
-                if not episode_over.any() and t < local_steps - 1:
+                epoch_ended = t == local_steps - 1
+                if not (epoch_ended or episode_over.any()):
                     continue  # mid-trajectory everywhere: keep collecting
-                # Close the trajectory of every copy whose episode ended, and of every
-                # copy at the epoch's last step.
-                for i in range(num_envs) if t == local_steps - 1 else np.flatnonzero(episode_over):
-                    if not episode_over[i]:
-                        logger.warn_once("cut_off", "Warning: trajectory cut off by epoch at "
-                                         f"{ep_len[i]} steps.")
-                    # [VPG lines 4-5] V(s_T) = 0 only after a true terminal state;
-                    # otherwise the critic's estimate (the v that ac.step returns) of
-                    # s_T, which envs.step keeps in final_obs when it reset the copy.
-                    if terminated[i]:
-                        last_val = 0.0
-                    else:
-                        s_T = final_obs[i] if reset_by_env[i] else o[i]
-                        last_val = actor.step(torch.as_tensor(s_T, dtype=torch.float32))[1]
-                    buf.finish_path(last_val, env=i)
-                    if episode_over[i]:
-                        logger.store(EpRet=ep_ret[i], EpLen=ep_len[i])
-                        ep_ret[i], ep_len[i] = 0.0, 0
-                cut = np.flatnonzero(episode_over & ~reset_by_env)  # max_ep_len reached
-                if len(cut):
-                    o[cut] = envs.reset_copies(cut)
+                if epoch_ended and not episode_over.all():
+                    logger.warn_once("cut_off", "Warning: trajectory cut off by epoch at "
+                                     f"{ep_len[np.argmin(episode_over)]} steps.")
+                # [VPG lines 4-5] close the piece of trajectory of every copy whose episode
+                # ended (of every copy at the epoch's end): V(s_T) = 0 only after a true
+                # terminal state, else the critic's estimate (the v that ac.step returns) of
+                # s_T, which envs.step keeps in final_obs when it reset the copy.
+                ended = np.arange(num_envs) if epoch_ended else np.flatnonzero(episode_over)
+                last_vals = np.zeros(len(ended))
+                cut = ~terminated[ended]
+                if cut.any():
+                    s_T = np.stack([final_obs[i] if reset_by_env[i] else o[i]
+                                    for i in ended[cut]])
+                    last_vals[cut] = actor.step(torch.as_tensor(s_T, dtype=torch.float32))[1]
+                buf.finish_paths(ended, last_vals, ~cut)
+                over = np.flatnonzero(episode_over)
+                if len(over):
+                    logger.store(EpRet=ep_ret[over], EpLen=ep_len[over])
+                    ep_ret[over], ep_len[over] = 0.0, 0
+                    cut_short = over[~reset_by_env[over]]  # max_ep_len reached: reset here
+                    if len(cut_short):
+                        o[cut_short] = envs.reset_copies(cut_short)
 
             logger.store(VVals=buf.val_buf.flatten())  # the epoch's V(s_t), logged once
             update()  # [VPG lines 6-8]
