@@ -55,6 +55,15 @@ class EnvList:
             last observation of each episode that ended here, else ``None``.
         """
         n = self.num_envs
+        if n == 1:   # the common case, without the lists (a few microseconds a step)
+            env = self.envs[0]
+            obs, rew, terminated, truncated, _ = env.step(actions[0])
+            final_obs = [None]
+            if terminated or truncated:
+                final_obs[0] = obs
+                obs, _ = env.reset()
+            return (np.array(obs)[None], np.array([rew], dtype=float), np.array([terminated]),
+                    np.array([truncated]), final_obs)
         obs, final_obs = [None] * n, [None] * n
         rew = np.zeros(n)
         terminated, truncated = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)

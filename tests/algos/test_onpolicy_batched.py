@@ -135,3 +135,12 @@ def test_ppo_learns_batched_cartpole(tmp_path):
         logger_kwargs=dict(output_dir=str(tmp_path)))
     df = read_progress(tmp_path)
     assert df["AverageEpRet"].iloc[-3:].mean() > 150, df["AverageEpRet"].tolist()
+
+
+def test_mpi_two_ranks_each_step_their_own_batched_task(tmp_path):
+    """With --cpu 2 every rank makes its own task of num_envs copies (seeded seed + 10000 *
+    rank); an epoch counts the steps of both."""
+    run_cli("ppo", "--env", "spinup/CartPole-v1", "--num_envs", 8, "--cpu", 2,
+            "--steps_per_epoch", 320, "--epochs", 1, "--hid", "[16]", "--exp_name", "m",
+            "--data_dir", tmp_path)
+    assert read_progress(tmp_path / "m" / "m_s0")["TotalEnvInteracts"].tolist() == [320]

@@ -1,0 +1,219 @@
+"""Env steps per second with many env copies at once (issue 55, docs/benchmarks/parallel.rst).
+
+For PPO (every batched task of ``spinup.envs``) and SAC (the two continuous ones), with
+``num_envs`` copies of a batched task (``gym.make_vec('spinup/<Task>', num_envs=N)``) and,
+in the same run, the one-env gymnasium path (``gym.make('<Task>')``, ``num_envs=1``):
+
+* ``collect``: env steps per second while collecting, the update left out. PPO: from the
+  first ``store`` of an epoch to its ``get`` (the acting, the env, the buffer, the
+  bootstrap values), the epoch before it left out as warm-up. SAC: from the first to the
+  last replay write of a run whose only update round is after its last write
+  (``start_steps=0``: the policy acts).
+* ``epoch`` (PPO): env steps per second of whole epochs, update included, with
+  ``train_pi_iters = train_v_iters = 1`` (the issue's "whole epochs" figure).
+* ``loop`` (one env): the plain torch loop a careful user writes with PPO's networks
+  (``torch.distributions`` sample, log-probability and V(s) under ``no_grad``, then
+  ``env.step``), in microseconds per step; PPO's one-env collection step
+  (``1e6 / collect``) is compared with it.
+
+One torch thread (spinup trains with ``RUN_THREADS = 1``). The measurements of every
+configuration are interleaved over ``--repeats`` rounds in a shuffled order and the
+median is reported, so that a slow moment of the machine does not fall on one
+configuration. A speed figure is only worth something on an idle machine. Usage::
+
+    python benchmarks/parallel_envs.py --out docs/benchmarks/parallel/throughput.json
+    python benchmarks/parallel_envs.py --algos ppo --tasks CartPole-v1 --sizes 1 4096 --repeats 1
+"""
+import argparse
+import contextlib
+import io
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import gymnasium as gym
+import numpy as np
+import torch
+
+import spinup.envs  # noqa: F401  (registers the batched tasks)
+from spinup import ppo, sac
+from spinup.algos.ppo import core as ppo_core
+from spinup.algos.ppo.ppo import PPOBuffer
+
+TASKS = ["CartPole-v1", "Acrobot-v1", "MountainCar-v0", "MountainCarContinuous-v0",
+         "Pendulum-v1"]
+CONTINUOUS = {"MountainCarContinuous-v0", "Pendulum-v1"}
+SIZES = [1, 16, 256, 4096, 16384]
+
+
+def env_fn(task, n):
+    """The gymnasium env (``n`` None) or a batched task of ``n`` copies."""
+    if n is None:
+        return lambda: gym.make(task)
+    return lambda: gym.make_vec(f"spinup/{task}", num_envs=n)
+
+
+def rows_for(n):
+    """Batch steps per PPO epoch: about 64k env steps, at least 16 rows, at most 2,000."""
+    return max(16, min(2000, 65536 // n))
+
+
+@contextlib.contextmanager
+def patched(cls, name, wrapper):
+    original = getattr(cls, name)
+    setattr(cls, name, wrapper(original))
+    try:
+        yield
+    finally:
+        setattr(cls, name, original)
+
+
+def ppo_rates(task, n):
+    """``(collect, epoch)`` env steps/s of PPO on ``task``; ``n`` copies of the batched
+    task, or the gymnasium env for None. Three epochs; the first is warm-up."""
+    copies, rows = (n or 1), rows_for(n or 1)
+    starts, gets = [], []
+
+    def store(original):
+        def wrapped(self, *args):
+            if self.ptr == 0:
+                starts.append(time.perf_counter())
+            return original(self, *args)
+        return wrapped
+
+    def get(original):
+        def wrapped(self):
+            gets.append(time.perf_counter())
+            return original(self)
+        return wrapped
+
+    with tempfile.TemporaryDirectory() as out, patched(PPOBuffer, "store", store), \
+            patched(PPOBuffer, "get", get), contextlib.redirect_stdout(io.StringIO()):
+        ppo(env_fn(task, n), num_envs=copies, steps_per_epoch=copies * rows, epochs=3,
+            train_pi_iters=1, train_v_iters=1, max_ep_len=10**6,
+            logger_kwargs=dict(output_dir=out))
+    # store k happens after the first act+step of epoch k: rows - 1 batch steps to get
+    collect = statistics.median((rows - 1) * copies / (g - s) for s, g in
+                                zip(starts[1:], gets[1:]))
+    epoch = rows * copies / (starts[2] - starts[1])
+    return collect, epoch
+
+
+def sac_collect(task, n, batches=None):
+    """Env steps/s of SAC's collection on ``task`` (policy acting, batched replay writes)."""
+    copies = n or 1
+    batches = batches or max(16, min(2000, 32768 // copies))
+    stamps = []
+    from spinup.algos.sac import sac as sac_module
+    buffer_cls = sac_module.ReplayBuffer
+
+    def store(original):
+        def wrapped(self, *args, **kw):
+            stamps.append(time.perf_counter())
+            return original(self, *args, **kw)
+        return wrapped
+
+    total = copies * batches
+    with tempfile.TemporaryDirectory() as out, patched(buffer_cls, "store", store), \
+            contextlib.redirect_stdout(io.StringIO()):
+        sac(env_fn(task, n), num_envs=copies, steps_per_epoch=total, epochs=1, start_steps=0,
+            update_after=total - copies, update_every=copies, updates_per_step=1 / copies,
+            num_test_episodes=0, max_ep_len=10**6, logger_kwargs=dict(output_dir=out))
+    writes = len(stamps)   # one per batch step (a batched store), or one per env step
+    steps_per_write = total // writes
+    return (writes - 1) * steps_per_write / (stamps[-1] - stamps[0])
+
+
+def plain_loop_us(task, steps=3000):
+    """Microseconds per step of the loop a careful user writes for one gymnasium env, with
+    PPO's networks: under ``torch.no_grad``, the policy's ``torch.distributions`` object,
+    a sample, its log-probability and V(s), then ``env.step`` (reset at an episode end)."""
+    env = gym.make(task)
+    ac = ppo_core.MLPActorCritic(env.observation_space, env.action_space)
+    box = isinstance(env.action_space, gym.spaces.Box)
+    obs, _ = env.reset(seed=0)
+    start = time.perf_counter()
+    for _ in range(steps):
+        with torch.no_grad():
+            obs_t = torch.as_tensor(obs, dtype=torch.float32)
+            pi = ac.pi.distribution(obs_t)
+            a = pi.sample()
+            ac.pi.log_prob(pi, a), ac.v(obs_t)
+        a = a.numpy()
+        if box:
+            a = np.clip(a, env.action_space.low, env.action_space.high)
+        obs, _, terminated, truncated, _ = env.step(a)
+        if terminated or truncated:
+            obs, _ = env.reset()
+    return (time.perf_counter() - start) / steps * 1e6
+
+
+def machine():
+    """What the numbers were measured on."""
+    cpu = platform.processor()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if "model name" in line)
+    except (OSError, StopIteration):
+        pass
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True, cwd=os.path.dirname(os.path.abspath(__file__))).stdout
+    return dict(cpu=cpu, cores=os.cpu_count(), torch=torch.__version__,
+                gymnasium=gym.__version__, python=platform.python_version(),
+                commit=commit.strip(), torch_threads=1,
+                load_before=os.getloadavg()[0], date=time.strftime("%Y-%m-%d %H:%M"))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--algos", nargs="+", default=["ppo", "sac"])
+    parser.add_argument("--tasks", nargs="+", default=TASKS)
+    parser.add_argument("--sizes", nargs="+", type=int, default=SIZES)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--out", help="write the raw and median results here (JSON)")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+
+    jobs = []
+    for task in args.tasks:
+        sizes = [None] + args.sizes   # None: the gymnasium env, one copy
+        if "ppo" in args.algos:
+            jobs += [("ppo", task, n) for n in sizes] + [("loop", task, None)]
+        if "sac" in args.algos and task in CONTINUOUS:
+            jobs += [("sac", task, n) for n in sizes if n is None or n <= 4096]
+    raw = {}
+    order = random.Random(0)
+    info = machine()
+    for rep in range(args.repeats):
+        order.shuffle(jobs)
+        for algo, task, n in jobs:
+            if algo == "ppo":
+                value = dict(zip(("collect", "epoch"), ppo_rates(task, n)))
+            elif algo == "sac":
+                value = dict(collect=sac_collect(task, n))
+            else:
+                value = dict(loop_us=plain_loop_us(task))
+            key = f"{algo}|{task}|{'gym' if n is None else n}"
+            raw.setdefault(key, []).append(value)
+            print(rep, key, {k: round(v, 1) for k, v in value.items()}, flush=True)
+    medians = {key: {k: statistics.median(v[k] for v in values) for k in values[0]}
+               for key, values in raw.items()}
+    print("\nmedians (env steps/s; loop: microseconds per step)")
+    for key in sorted(medians):
+        print(f"  {key:45s} " + "  ".join(f"{k} {v:12.1f}" for k, v in medians[key].items()))
+    info["load_after"] = os.getloadavg()[0]
+    if args.out:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        with open(args.out, "w") as f:
+            json.dump(dict(machine=info, command=" ".join(sys.argv), raw=raw,
+                           medians=medians), f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
