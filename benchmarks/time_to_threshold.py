@@ -20,6 +20,10 @@ Libraries (``--libs``):
 
 ``spinup``         spinup with the spec's defaults (``epochs`` included).
 ``spinup_preset``  spinup with ``spinup/presets/<algo>_<Env>.json``.
+``spinup_batched`` spinup with the settings :data:`BATCHED` on the batched task
+                   ``spinup/<Env>`` (``num_envs`` copies in one tensor program); the
+                   evaluation runs at the first batch step that passes each multiple of
+                   ``EVAL_EVERY`` env steps.
 ``sb3``            Stable-Baselines3 with RL Zoo's hyperparameters for the env
                    (``hyperparams/{ppo,dqn,sac}.yml``), trained for the Zoo's
                    ``n_timesteps`` so that its schedules are the Zoo's.
@@ -60,8 +64,18 @@ CASES = {
     "ppo_cartpole": ("ppo", "CartPole-v1", 475.0, 150_000),
     "dqn_cartpole": ("dqn", "CartPole-v1", 475.0, 150_000),
     "sac_pendulum": ("sac", "Pendulum-v1", -250.0, 40_000),
+    # the thresholds of issue 55 (docs/benchmarks/parallel.rst)
+    "ppo_cartpole500": ("ppo", "CartPole-v1", 500.0, 300_000),
+    "dqn_cartpole500": ("dqn", "CartPole-v1", 500.0, 300_000),
+    "sac_pendulum200": ("sac", "Pendulum-v1", -200.0, 60_000),
 }
-LIBS = ["spinup", "spinup_preset", "sb3", "tianshou"]
+LIBS = ["spinup", "spinup_preset", "spinup_batched", "sb3", "tianshou"]
+
+#: algorithm -> its settings on a batched task (``spinup_batched``): the preset's, with
+#: ``num_envs`` copies taking the epoch's steps (docs/benchmarks/parallel.rst).
+BATCHED = {
+    "ppo": dict(num_envs=16, steps_per_epoch=2048, pi_lr=1e-3),
+}
 
 #: Rough seconds per run on one idle core, for --dry-run: the issue's idle measurements
 #: where there are some, else the shared-machine trial runs divided by about 3.
@@ -92,6 +106,7 @@ class _Run:
         self.steps, self.best, self.solved = 0, float("-inf"), False
         self.policy = None  # obs -> action, deterministic; set once the agent exists
         self.t0 = None
+        self.batched = False  # train on the batched task spinup/<env_id>
 
     def evaluate(self):
         import gymnasium as gym
@@ -130,6 +145,23 @@ class _Run:
 
         return Counted(env)
 
+    def counted_batch(self, envs):
+        """:meth:`counted` for a batched task: a batch step counts its ``num_envs`` steps."""
+        import gymnasium as gym
+        run = self
+
+        class CountedBatch(gym.vector.VectorWrapper):
+            def step(self, actions):
+                out = self.env.step(actions)
+                before, run.steps = run.steps, run.steps + self.num_envs
+                if run.steps // EVAL_EVERY > before // EVAL_EVERY and run.policy is not None:
+                    run.evaluate()
+                if run.steps >= run.budget:
+                    raise _Stop()
+                return out
+
+        return CountedBatch(envs)
+
 
 def _spinup(run, case, seed, kwargs):
     import torch
@@ -152,6 +184,10 @@ def _spinup(run, case, seed, kwargs):
 
     def env_fn():  # the first env made is the training env; later ones (test envs) are plain
         made.append(None)
+        if kwargs.get("num_envs", 1) > 1 or run.batched:
+            import spinup.envs  # noqa: F401
+            envs = gym.make_vec(f"spinup/{run.env_id}", num_envs=kwargs.get("num_envs", 1))
+            return run.counted_batch(envs) if len(made) == 1 else envs
         env = gym.make(run.env_id)
         return run.counted(env) if len(made) == 1 else env
 
@@ -184,13 +220,13 @@ def _sb3(run, case, seed):
         return lambda progress_remaining: progress_remaining * start
 
     run.t0 = time.perf_counter()
-    if case == "ppo_cartpole":  # n_timesteps 1e5
+    if case.startswith("ppo_cartpole"):  # n_timesteps 1e5
         venv = make_vec_env(lambda: run.counted(gym.make(run.env_id)), n_envs=8, seed=seed)
         model = PPO("MlpPolicy", venv, n_steps=32, batch_size=256, gae_lambda=0.8, gamma=0.98,
                     n_epochs=20, ent_coef=0.0, learning_rate=linear(1e-3),
                     clip_range=linear(0.2), seed=seed, device="cpu")
         total = 100_000
-    elif case == "dqn_cartpole":  # n_timesteps 5e4
+    elif case.startswith("dqn_cartpole"):  # n_timesteps 5e4
         model = DQN("MlpPolicy", run.counted(gym.make(run.env_id)), learning_rate=2.3e-3,
                     batch_size=64, buffer_size=100_000, learning_starts=1000, gamma=0.99,
                     target_update_interval=10, train_freq=256, gradient_steps=128,
@@ -227,7 +263,7 @@ def _tianshou(run, case, seed):
         return venv
 
     run.t0 = time.perf_counter()
-    if case == "ppo_cartpole":  # test/discrete/test_ppo.py
+    if case.startswith("ppo_cartpole"):  # test/discrete/test_ppo.py
         from tianshou.algorithm import PPO
         from tianshou.algorithm.modelfree.reinforce import DiscreteActorPolicy
         from tianshou.utils.net.common import ActorCritic
@@ -251,7 +287,7 @@ def _tianshou(run, case, seed):
             training_collector=collector, max_epochs=big, epoch_num_steps=50_000,
             collection_step_num_env_steps=2000, update_step_num_repetitions=10, batch_size=64,
             verbose=False, show_progress=False)
-    elif case == "dqn_cartpole":  # test/discrete/test_dqn.py
+    elif case.startswith("dqn_cartpole"):  # test/discrete/test_dqn.py
         from tianshou.algorithm import DQN
         from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
         net = Net(state_shape=obs_shape, action_shape=probe.action_space.n,
@@ -332,6 +368,9 @@ def run_one(case, lib, seed, budget=None, kwargs=None):
                 if lib == "spinup_preset":
                     from spinup.presets import load_config
                     kwargs = load_config(f"{algo}_{env_id}", algo, flat=False)
+                elif lib == "spinup_batched":
+                    kwargs = BATCHED[algo]
+            run.batched = lib == "spinup_batched"
             kwargs = {k: v for k, v in kwargs.items() if k != "env_name"}
             _spinup(run, case, seed, kwargs)
         elif lib == "sb3":
