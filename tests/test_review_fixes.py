@@ -99,7 +99,7 @@ def test_dqn_inexact_resume_ends_the_last_stored_transition(tmp_path, monkeypatc
     make = lambda: Opaque(gym.make("CartPole-v1"))  # noqa: E731
     dqn(make, epochs=1, seed=3, **kw)
     first = load_checkpoint(run_dir)
-    assert first["episode"]["ep_len"] > 0  # epoch 1 ended mid-episode
+    assert first["episode"][0]["ep_len"] > 0  # epoch 1 ended mid-episode (one env: num_envs=1)
     last_slot = first["replay"]["ptr"] - 1
     assert not first["replay"]["end_buf"][last_slot]
     kw["logger_kwargs"] = dict(output_dir=run_dir, resume=True)

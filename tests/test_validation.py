@@ -221,7 +221,10 @@ def test_check_cli_makes_each_env_once_and_closes_it(monkeypatch):
 
 # The algorithm rules that replace a common one on purpose: a stricter condition.
 OVERRIDES = {("vpg", "steps_per_epoch"), ("trpo", "steps_per_epoch"), ("ppo", "steps_per_epoch"),
-             ("a2c", "steps_per_epoch"), ("vpg", "train_v_iters"), ("ppo", "train_v_iters")}
+             ("a2c", "steps_per_epoch"), ("vpg", "train_v_iters"), ("ppo", "train_v_iters"),
+             # whole batch steps of num_envs copies (issue 55)
+             ("ddpg", "steps_per_epoch"), ("td3", "steps_per_epoch"), ("sac", "steps_per_epoch"),
+             ("dqn", "steps_per_epoch")}
 
 
 @pytest.mark.parametrize("name", ["vpg", "trpo", "ppo", "a2c", "a3c", "ddpg", "td3", "sac", "dqn"])

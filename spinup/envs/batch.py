@@ -136,10 +136,21 @@ class BatchedTask:
             final_obs = np.stack([f if d else o for f, d, o in zip(final_obs, done, obs)])
         return obs, _host(rew), _host(terminated), _host(truncated), _host(final_obs)
 
-    def single_env(self):
+    def single_env(self, algo=None):
         """One copy as a plain gymnasium env (the registered id's ``entry_point``), for a
-        test env and ``test_policy``; None when the task has no registered id."""
-        return gym.make(self.spec.id) if self.spec is not None and self.spec.entry_point else None
+        test env and ``test_policy``. Without one: None, or with ``algo`` (an algorithm that
+        needs test episodes) a ValueError saying how to give one."""
+        if self.spec is not None and self.spec.entry_point:
+            return gym.make(self.spec.id)
+        if algo is None:
+            return None
+        self.close()
+        raise ValueError(
+            f"{algo}: its test episodes need one copy of the batched task "
+            f"{type(self.task).__name__} as a plain gymnasium env, and the task's registered "
+            "id names none: register it with gymnasium.register(id, entry_point=<a "
+            "gymnasium.Env class>, vector_entry_point=...) and make it with "
+            "gymnasium.make_vec(id, num_envs)")
 
     def state_dict(self):
         """The task's state for a checkpoint (tasks with ``state_dict``), else None."""

@@ -1,11 +1,15 @@
-"""Automatic checks of the function-level exercises (1.1, 1.3's pieces, 3.1, 3.2, 3.3).
+"""Automatic checks of the function-level exercises (1.1, 1.3's pieces, 3.1, 3.2, 3.3,
+4.1).
 
-Every ``check_exerciseX_Y(...)`` takes the student's functions, runs them on random
-inputs against the reference solution (and, where one exists, an independent
-brute-force or library computation) and returns ``(correct, message)``: ``message``
+Every ``check_exerciseX_Y(...)`` takes the student's functions (4.1: a task class), runs
+them on random inputs against the reference solution (and, where one exists, an
+independent brute-force or library computation; 4.1 against a per-copy computation in
+plain Python only) and returns ``(correct, message)``: ``message``
 lists what failed, with hints for the usual mistakes. Starter code that is not filled
 in (returns ``None`` or raises ``NotImplementedError``) is reported as such.
 """
+import math
+
 import numpy as np
 import torch
 
@@ -564,4 +568,355 @@ def check_exercise3_3(double_dqn_next_values, n_step_targets):
         ("one-step targets (n=1) with terminations and truncations", lambda: targets([1])),
         ("n-step targets (n=3, 5) stop at episode ends", lambda: targets([3, 5])),
         ("n-step sums stop at the end of the data", data_end),
+    ])
+
+
+# --------------------------------------------------------------------------- 4.1
+#: WalledReach as exercise4_1.py describes it; the checker never reads the answer's numbers.
+_WR_DT, _WR_FRICTION, _WR_COST, _WR_RADIUS, _WR_STOP = 0.1, 0.5, 0.01, 0.05, 0.2
+#: The start state the checker substitutes for new episodes while it grades ``step``.
+_WR_MARK = (0.5, -0.5, 0.0, 0.0, -0.25, 0.75)
+
+
+def _wr_step_one(row, action, friction_sign=1.0, explicit_euler=False, clip=True,
+                 walls=True, wall_stops=True, reward_before=False, cost=True):
+    """One WalledReach step of ONE copy in plain Python floats (the keywords build the
+    usual wrong answers). Returns ``(next_row, reward, terminated, margin)``; ``margin``
+    is how close the step came to a threshold (a wall, the goal radius, the stopping
+    speed), where float32 and float64 may decide differently."""
+    px, py, vx, vy, gx, gy = (float(x) for x in row)
+    fx, fy = (float(a) for a in action)
+    if clip:
+        fx, fy = min(max(fx, -1.0), 1.0), min(max(fy, -1.0), 1.0)
+    old_vx, old_vy = vx, vy
+    vx += _WR_DT * (fx - friction_sign * _WR_FRICTION * vx)
+    vy += _WR_DT * (fy - friction_sign * _WR_FRICTION * vy)
+    old_px, old_py = px, py
+    px += _WR_DT * (old_vx if explicit_euler else vx)
+    py += _WR_DT * (old_vy if explicit_euler else vy)
+    margin = min(abs(abs(px) - 1.0), abs(abs(py) - 1.0))
+    if walls and abs(px) > 1.0:
+        px, vx = math.copysign(1.0, px), 0.0 if wall_stops else vx
+    if walls and abs(py) > 1.0:
+        py, vy = math.copysign(1.0, py), 0.0 if wall_stops else vy
+    dist, speed = math.hypot(gx - px, gy - py), math.hypot(vx, vy)
+    seen = math.hypot(gx - old_px, gy - old_py) if reward_before else dist
+    reward = -seen - (_WR_COST * (fx * fx + fy * fy) if cost else 0.0)
+    terminated = dist < _WR_RADIUS and speed < _WR_STOP
+    margin = min(margin, abs(dist - _WR_RADIUS), abs(speed - _WR_STOP))
+    return [px, py, vx, vy, gx, gy], reward, terminated, margin
+
+
+def _wr_rows(states, actions, **flags):
+    """:func:`_wr_step_one` for every row: next states (N, 6), rewards, terminated, margins."""
+    out = [_wr_step_one(s, a, **flags) for s, a in zip(np.asarray(states, np.float64),
+                                                        np.asarray(actions, np.float64),
+                                                        strict=True)]
+    return (np.array([o[0] for o in out]), np.array([o[1] for o in out]),
+            np.array([o[2] for o in out], dtype=bool), np.array([o[3] for o in out]))
+
+
+def _wr_obs(states):
+    """Observations of rows (N, 6) as numpy: p, v, g - p."""
+    s = np.asarray(states, np.float64)
+    return np.concatenate([s[:, 0:4], s[:, 4:6] - s[:, 0:2]], axis=1)
+
+
+def _wr_ref_dynamics(state, actions):
+    """The per-copy reference dressed as a task's ``_dynamics`` (used while grading step)."""
+    nxt, rew, term, _ = _wr_rows(state.detach().cpu().numpy(), actions.detach().cpu().numpy())
+    return (torch.tensor(nxt, dtype=torch.float32), torch.tensor(rew, dtype=torch.float32),
+            torch.tensor(term))
+
+
+def _wr_states(rng, n):
+    """n test rows and actions that hit walls, clip forces, reach the goal and miss it,
+    kept away from the thresholds (so float32 rounding cannot flip a decision)."""
+    rows, acts = [], []
+    while len(rows) < n:
+        pos = rng.uniform(-1, 1, 2)
+        goal = rng.uniform(-0.8, 0.8, 2)
+        vel = rng.uniform(-3, 3, 2)
+        act = rng.uniform(-1.6, 1.6, 2)
+        if rng.random() < 0.3:   # near the goal and slow: many of these terminate
+            pos, vel, act = goal + rng.normal(0, 0.03, 2), rng.normal(0, 0.15, 2), \
+                rng.normal(0, 0.3, 2)
+        row = np.float32(np.concatenate([pos, vel, goal]))
+        act = np.float32(act)
+        if _wr_step_one(row, act)[3] > 1e-3:
+            rows.append(row)
+            acts.append(act)
+    return np.array(rows), np.array(acts)
+
+
+def _wr_first_bad(got, want, atol=1e-4):
+    """Index of the first row where ``got`` and ``want`` differ, or None."""
+    bad = ~np.isclose(np.asarray(got, np.float64).reshape(len(want), -1),
+                      np.asarray(want, np.float64).reshape(len(want), -1), atol=atol, rtol=0)
+    rows = np.flatnonzero(bad.any(axis=1))
+    return int(rows[0]) if len(rows) else None
+
+
+def _wr_tensor(out, name, shape, kind=None):
+    out = _as_tensor(out, name, shape)
+    if kind == "bool":
+        require(out.dtype == torch.bool, f"{name} should be a bool tensor, got {out.dtype}")
+    elif kind == "float32":
+        require(out.dtype == torch.float32, f"{name} should be float32, got {out.dtype}")
+    return out.detach().cpu()
+
+
+def check_exercise4_1(task_cls):
+    """Exercise 4.1: the batched task ``task_cls`` (``WalledReach``) against a per-copy
+    computation in plain Python: start states and seeding, observations, the dynamics of
+    many copies at once, and ``step`` (restarts in the same step, the time limit as a
+    truncation, terminated and truncated kept apart)."""
+    rng = np.random.default_rng(0)
+    mark = torch.tensor(_WR_MARK)
+
+    def make(n, **kwargs):
+        return call_student(task_cls, num_envs=n, name="WalledReach(...)", **kwargs)
+
+    def start_states():
+        env, n = make(4000), 4000
+        before = torch.random.get_rng_state()
+        call_student(env.reset, seed=5, name="reset (which calls your _initial_state)")
+        require(torch.equal(before, torch.random.get_rng_state()),
+                "start states were drawn from torch's global generator: pass "
+                "generator=self.rng to torch.rand, so that reset(seed=...) decides them")
+        s = _wr_tensor(env.state, "the start states (self.state after reset)", (n, 6),
+                       "float32").double()
+        require(torch.all(s[:, 2:4] == 0), "start velocities must be exactly 0")
+        for cols, half, what in (((0, 1), 1.0, "positions"), ((4, 5), 0.8, "goals")):
+            part = s[:, list(cols)]
+            require(part.abs().max() <= half + 1e-6,
+                    f"start {what} must lie in [-{half}, {half}]^2 (got up to "
+                    f"{part.abs().max():.3f})")
+            require(part.min() < -0.95 * half and part.max() > 0.95 * half
+                    and part.mean(0).abs().max() < 0.1 * half,
+                    f"start {what} should be uniform over all of [-{half}, {half}]^2 "
+                    f"(got values from {part.min():.3f} to {part.max():.3f}): torch.rand "
+                    "draws from [0, 1), scale and shift it")
+        require(s[:, 0].unique().numel() > n // 2,
+                "every copy needs its own start state (draw n rows, not one)")
+        corr = np.corrcoef(s.numpy().T[[0, 1, 4, 5]])
+        require(np.abs(corr - np.eye(4)).max() < 0.2,
+                "the columns of the start states should be drawn independently")
+        call_student(env.reset, seed=5, name="reset")
+        require(torch.equal(env.state.double(), s),
+                "reset(seed=5) twice gave different start states: draw them with "
+                "generator=self.rng")
+        call_student(env.reset, seed=6, name="reset")
+        require(not torch.equal(env.state.double(), s),
+                "reset(seed=6) gave the start states of reset(seed=5)")
+
+    def observe():
+        rows, _ = _wr_states(rng, 500)
+        env, state = make(500), torch.tensor(rows)
+        obs = _wr_tensor(call_student(env._observe, state, name="_observe"), "_observe",
+                         (500, 6), "float32")
+        want = _wr_obs(rows)
+        if _wr_first_bad(obs, want) is not None:
+            if _wr_first_bad(obs, rows) is None:
+                raise Incorrect("the last two columns are the offset to the goal g - p, "
+                                "not the goal g")
+            if _wr_first_bad(obs[:, 4:], -want[:, 4:]) is None:
+                raise Incorrect("the offset to the goal is g - p, not p - g")
+            i = _wr_first_bad(obs, want)
+            raise Incorrect(f"state {rows[i].round(4).tolist()}: observation "
+                            f"{obs[i].numpy().round(4).tolist()}, expected "
+                            f"{want[i].round(4).tolist()} (p, v, g - p)")
+        before = state.clone()
+        obs = call_student(env._observe, state, name="_observe")
+        obs.add_(1.0)
+        require(torch.equal(state, before),
+                "changing the observation changed the state: return a new tensor "
+                "(torch.cat makes one), not the state or a view of it")
+
+    def dynamics():
+        n = 3000
+        rows, acts = _wr_states(rng, n)
+        env, state, actions = make(n), torch.tensor(rows), torch.tensor(acts)
+        out = call_student(env._dynamics, state, actions.clone(), name="_dynamics")
+        require(isinstance(out, tuple) and len(out) == 3,
+                "_dynamics should return a tuple (next_state, reward, terminated)")
+        require(torch.equal(state, torch.tensor(rows)),
+                "_dynamics changed the state it was given in place: build new tensors")
+        nxt = _wr_tensor(out[0], "next_state", (n, 6), "float32")
+        rew = _wr_tensor(out[1], "reward", (n,))
+        term = _wr_tensor(out[2], "terminated", (n,), "bool").numpy()
+        want_nxt, want_rew, want_term, _ = _wr_rows(rows, acts)
+        require(want_term.sum() > 50 and (~want_term).sum() > 50,
+                "internal error: the test states should both end and go on")
+        if _wr_first_bad(nxt, want_nxt) is None and _wr_first_bad(rew, want_rew) is None:
+            i = np.flatnonzero(term != want_term)
+            require(len(i) == 0, "terminated is wrong for state %s, action %s: "
+                    "terminated when |g - p'| < 0.05 and |v'| < 0.2, both after the step" % (
+                        rows[i[0]].round(4).tolist(), acts[i[0]].round(4).tolist())
+                    if len(i) else "")
+            return
+        for flags, hint in [
+                (dict(friction_sign=-1.0), "a sign error in the friction: it slows the mass "
+                 "down, v' = v + dt (a - 0.5 v)"),
+                (dict(explicit_euler=True), "the position must move with the NEW velocity "
+                 "(semi-implicit Euler): update v first, then p' = p + dt v'"),
+                (dict(clip=False), "clip each force component to [-1, 1] before using it"),
+                (dict(walls=False), "the walls are missing: clip each coordinate of p' to "
+                 "[-1, 1]"),
+                (dict(wall_stops=False), "at a wall, set the velocity component along that "
+                 "axis to 0"),
+                (dict(reward_before=True), "the reward uses the distance after the step, "
+                 "|g - p'|, not the one before it"),
+                (dict(cost=False), "the reward is missing the action cost -0.01 |a|^2")]:
+            alt_nxt, alt_rew, _, _ = _wr_rows(rows, acts, **flags)
+            if _wr_first_bad(nxt, alt_nxt) is None and _wr_first_bad(rew, alt_rew) is None:
+                raise Incorrect(hint)
+        i = _wr_first_bad(nxt, want_nxt)
+        if i is not None:
+            raise Incorrect(f"from state {rows[i].round(4).tolist()} with action "
+                            f"{acts[i].round(4).tolist()}: next state "
+                            f"{nxt[i].numpy().round(4).tolist()}, expected "
+                            f"{want_nxt[i].round(4).tolist()}")
+        i = _wr_first_bad(rew, want_rew)
+        raise Incorrect(f"from state {rows[i].round(4).tolist()} with action "
+                        f"{acts[i].round(4).tolist()}: reward {float(rew[i]):.4f}, expected "
+                        f"{want_rew[i]:.4f}")
+
+    def graded_env(n, limit):
+        """A task whose physics and start states are the checker's, so that only the
+        answer's ``step`` is graded here."""
+        env = make(n, max_episode_steps=limit)
+        env._dynamics = _wr_ref_dynamics
+        env._observe = lambda s: torch.tensor(_wr_obs(s.detach().cpu().numpy()),
+                                              dtype=torch.float32)
+        env._initial_state = lambda k: mark.repeat(k, 1)
+        call_student(env.reset, seed=0, name="reset")
+        return env
+
+    def call_step(env, actions):
+        out = call_student(env.step, actions, name="step")
+        require(isinstance(out, tuple) and len(out) == 5,
+                "step should return (obs, reward, terminated, truncated, info)")
+        n = env.num_envs
+        obs = _wr_tensor(out[0], "obs", (n, 6), "float32").numpy()
+        rew = _wr_tensor(out[1], "reward", (n,)).numpy()
+        term = _wr_tensor(out[2], "terminated", (n,), "bool").numpy()
+        trunc = _wr_tensor(out[3], "truncated", (n,), "bool").numpy()
+        info = out[4]
+        require(isinstance(info, dict) and "final_obs" in info and "_final_obs" in info,
+                "info should be a dict with 'final_obs' and '_final_obs'")
+        final = _wr_tensor(info["final_obs"], "info['final_obs']", (n, 6)).numpy()
+        ended = _wr_tensor(info["_final_obs"], "info['_final_obs']", (n,), "bool").numpy()
+        return obs, rew, term, trunc, final, ended
+
+    def same_step():
+        n, limit, q = 64, 5, 16
+        env = graded_env(n, limit)
+        # Four groups of q copies: terminate; reach the time limit; both; neither.
+        rows, elapsed = np.zeros((n, 6), np.float32), np.zeros(n, np.int64)
+        acts = np.float32(rng.uniform(-1, 1, (n, 2)))
+        for i in range(n):
+            goal = rng.uniform(-0.4, 0.4, 2)
+            if (i // q) in (0, 2):     # on the goal, at rest, no force: terminates
+                rows[i], acts[i] = np.concatenate([goal, [0, 0], goal]), 0.0
+            else:                      # 0.4 m or more from the goal: goes on
+                away = rng.uniform(0.4, 0.6) * np.array([1, -1])[rng.integers(2)]
+                rows[i] = np.concatenate([goal + away, rng.uniform(-0.3, 0.3, 2), goal])
+            elapsed[i] = limit - 1 if (i // q) in (1, 2) else rng.integers(0, limit - 1)
+        env.state, env.elapsed = torch.tensor(rows), torch.tensor(elapsed)
+        obs, rew, term, trunc, final, ended = call_step(env, torch.tensor(acts))
+        want_nxt, want_rew, want_term, _ = _wr_rows(rows, acts)
+        want_trunc = elapsed + 1 >= limit
+        done = want_term | want_trunc
+        require(want_term.tolist() == [True] * q + [False] * q + [True] * q + [False] * q,
+                "internal error: the groups of test copies are not as planned")
+        if not np.array_equal(term, want_term):
+            if np.array_equal(term, done):
+                raise Incorrect("terminated is also True for copies that only reached the "
+                                "time limit: a truncation is not a termination (the "
+                                "value after it is not 0), report it in truncated alone")
+            raise Incorrect("terminated should be what _dynamics says, got %s for the "
+                            "copies that should terminate" % term[want_term].tolist())
+        if not np.array_equal(trunc, want_trunc):
+            if not trunc.any():
+                raise Incorrect("no copy was truncated, though some had run "
+                                "max_episode_steps steps: count steps in self.elapsed and "
+                                "set truncated where it reaches self.max_episode_steps")
+            if np.array_equal(trunc, done):
+                raise Incorrect("truncated is True for copies that terminated before the "
+                                "time limit: truncated means the time limit only")
+            if np.array_equal(trunc, want_trunc & ~want_term):
+                raise Incorrect("a copy that terminates on its last allowed step is both "
+                                "terminated and truncated: set truncated from the step "
+                                "count alone")
+            raise Incorrect("truncated should be True exactly where the step count reaches "
+                            "max_episode_steps (copies at %s steps before this one)"
+                            % sorted(set(elapsed[trunc != want_trunc].tolist())))
+        require(_wr_first_bad(rew, want_rew) is None, "reward is not what _dynamics returned")
+        require(np.array_equal(ended, done),
+                "info['_final_obs'] should be True exactly for the copies that finished "
+                "(terminated or truncated) in this step")
+        if _wr_first_bad(final[done], _wr_obs(want_nxt)[done]) is not None:
+            raise Incorrect("info['final_obs'] of a finished copy should be the observation "
+                            "it reached in this step, before its restart (the state to "
+                            "bootstrap from after a truncation)")
+        require(_wr_first_bad(obs[~done], _wr_obs(want_nxt)[~done]) is None,
+                "obs of a copy that goes on should be the observation of its next state")
+        if _wr_first_bad(obs[done], _wr_obs(want_nxt)[done]) is None:
+            raise Incorrect("copies whose episode ended were not restarted in this step: "
+                            "their obs is still the last observation of the old episode. "
+                            "Restart them in the same call (obs = the first observation of "
+                            "the next episode; the old one goes in info['final_obs']); "
+                            "restarting on the next call makes the algorithm store a "
+                            "'transition' from the end of one episode to the start of "
+                            "another")
+        mark_obs = _wr_obs(mark[None].numpy())[0]
+        require(_wr_first_bad(obs[done], np.tile(mark_obs, (done.sum(), 1))) is None,
+                "a finished copy should restart from a state drawn by self._initial_state")
+        got_elapsed = _wr_tensor(env.elapsed, "self.elapsed", (n,)).numpy()
+        want_elapsed = np.where(done, 0, elapsed + 1)
+        if not np.array_equal(got_elapsed, want_elapsed):
+            raise Incorrect("self.elapsed should count the steps of each copy's episode: "
+                            "+1 per step, back to 0 for a copy that restarts (expected %s, "
+                            "got %s)" % (want_elapsed[:8].tolist(), got_elapsed[:8].tolist()))
+        # The next call steps the restarted copies from their start state, once.
+        state = np.where(done[:, None], mark.numpy()[None], want_nxt)
+        zeros = np.zeros((n, 2), np.float32)
+        obs, _, _, _, _, _ = call_step(env, torch.tensor(zeros))
+        want2, _, term2, _ = _wr_rows(state, zeros)
+        want2[term2 | (want_elapsed + 1 >= limit)] = _WR_MARK   # finished again: restarted
+        require(_wr_first_bad(obs, _wr_obs(want2)) is None,
+                "on the call after a restart, every copy should simply take one step from "
+                "the state it was left in (a finished copy is restarted once, in the step "
+                "where it finished)")
+
+    def time_limit():
+        n, limit = 32, 7
+        env = graded_env(n, limit)
+        goal = rng.uniform(-0.3, 0.3, (n, 2))
+        rows = np.concatenate([goal + 0.6, np.zeros((n, 2)), goal], 1).astype(np.float32)
+        env.state = torch.tensor(rows)
+        first = []
+        for t in range(1, 2 * limit + 1):
+            acts = np.float32(rng.uniform(-0.2, 0.2, (n, 2)))
+            _, _, term, trunc, _, _ = call_step(env, torch.tensor(acts))
+            if term.any():
+                raise Incorrect("terminated is True at the time limit: a truncation is not a "
+                                "termination" if np.array_equal(term, trunc) else
+                                "terminated is True for copies that are far from their goal")
+            if trunc.any():
+                first.append(t)
+            require(trunc.all() or not trunc.any(),
+                    "copies that started together should reach the time limit together")
+        require(first == [limit, 2 * limit],
+                f"with max_episode_steps={limit}, copies that started together were "
+                f"truncated after steps {first} of {2 * limit}, expected after steps "
+                f"{[limit, 2 * limit]}: an episode lasts exactly max_episode_steps steps")
+
+    return _result("Exercise 4.1 (a batched task: WalledReach)", [
+        ("start states (_initial_state) and seeding", start_states),
+        ("observations (_observe)", observe),
+        ("dynamics of 3000 copies at once (_dynamics)", dynamics),
+        ("step: restarts in the same step, terminated and truncated kept apart", same_step),
+        ("step: the time limit over two episodes", time_limit),
     ])

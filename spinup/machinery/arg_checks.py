@@ -465,10 +465,20 @@ def _alpha_ok(alpha, ctx):
     return alpha > 0 if learned else alpha >= 0
 
 
+def _updates_words(name, ctx):
+    return (f"a number > 0 with round(update_every ({ctx.config.get('update_every')!r}) * "
+            f"{name}) >= 1, so that each round of update_every env steps has an update")
+
+
+#: ``updates_per_step``: a ratio of updates to env steps that gives a round of
+#: ``update_every`` env steps at least one update.
+updates_ratio = Rule(_updates_words, is_number, lambda v, ctx: v > 0 and round(
+    _int_or(ctx.config.get("update_every"), 1) * v) >= 1, late=True)
+
 #: Off-policy algorithms: an epoch is whole batch steps of the ``num_envs`` copies, and
 #: ``updates_per_step`` gradient steps are taken per env step.
 OFF_POLICY = dict(BASIC_RULES, steps_per_epoch=steps_over_procs("num_envs"),
-                  updates_per_step=positive)
+                  updates_per_step=updates_ratio)
 
 VPG = dict(BASIC_RULES, steps_per_epoch=steps_over_procs("num_envs"), gamma=unit_interval,
            pi_lr=positive, vf_lr=positive, train_v_iters=positive_int,
@@ -498,7 +508,8 @@ SAC = dict(OFF_POLICY, gamma=unit_interval, polyak=unit_interval, lr=positive,
            target_entropy=optional(in_range()),
            num_cpu=single_process("SAC does not average its updates over MPI processes"))
 
-DQN = dict(OFF_POLICY, gamma=unit_interval, lr=positive, polyak=optional(unit_interval),
+DQN = dict(OFF_POLICY, updates_per_step=optional(updates_ratio), gamma=unit_interval,
+           lr=positive, polyak=optional(unit_interval),
            eps_start=unit_interval, eps_end=unit_interval, eps_test=unit_interval,
            double=boolean, dueling=boolean, prioritized_replay=boolean, per_alpha=in_range(0),
            per_beta=unit_interval, per_eps=positive, huber=boolean,

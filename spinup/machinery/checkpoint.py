@@ -529,7 +529,8 @@ def _batch_state(envs, obs, ep_ret, ep_len):
     import torch
     return {"task": envs.state_dict(), "num_envs": envs.num_envs,
             "obs": torch.as_tensor(np.array(obs)), "ep_ret": torch.as_tensor(np.array(ep_ret)),
-            "ep_len": torch.as_tensor(np.array(ep_len))}
+            "ep_len": torch.as_tensor(np.array(ep_len)),
+            "action_space": _generator_state(getattr(envs.action_space, "_np_random", None))}
 
 
 def _restore_batch(algo, envs, saved):
@@ -539,6 +540,7 @@ def _restore_batch(algo, envs, saved):
         was = saved.get("num_envs") if isinstance(saved, dict) else len(saved)
         raise ValueError(f"{algo}: the run to resume stepped {was} envs at once; resume it "
                          f"with num_envs={was}, not {envs.num_envs}")
+    _restore_generator(getattr(envs.action_space, "_np_random", None), saved.get("action_space"))
     if saved["task"] is None:
         print(f"{algo}: Warning: the batched task {type(envs.task).__name__} has no "
               "state_dict(), so its copies start new episodes on this resume", flush=True)

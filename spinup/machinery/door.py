@@ -76,7 +76,7 @@ class Run:
         first = make_env(self.name, env_fn, num_envs=num_envs, **_rules_of(fn)[1])
         if isinstance(first, gym.vector.VectorEnv):   # one task steps all the copies
             self.envs = self.env = BatchedTask(first)
-            self.test_env = self.env.single_env() if test_env else None
+            self.test_env = self.env.single_env(self.name) if test_env else None
         else:   # recorded: a Box2D world cannot be saved, so a resume replays the episode
             self.envs = EnvList([recorded(e) if record else e
                                  for e in [first] + [env_fn() for _ in range(1, num_envs or 1)]])

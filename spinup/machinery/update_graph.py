@@ -174,6 +174,7 @@ class UpdateRound:
                  log=print):
         self.update, self.buffer, self.batch_size, self.n = update, buffer, batch_size, n
         self.period = period
+        self._stored = 0   # buffer.stored at the last round
         self.device = torch.device(device)
         self.on_device = uses_device_path(self.device)
         if self.on_device:
@@ -193,7 +194,11 @@ class UpdateRound:
             steps = [self._update(self.buffer.sample_batch(self.batch_size), count + j)
                      for j in range(self.n)]
             return _to_numpy(_stack(steps))
-        self.replay.sync(self.n)
+        # the rows stored since the last round: counted by the buffer (``stored``, all it
+        # ever stored), else one per update (update_every stores, update_every updates)
+        stored = getattr(self.buffer, "stored", None)
+        self.replay.sync(self.n if stored is None else stored - self._stored)
+        self._stored = stored
         rows = np.stack([np.random.randint(0, self.buffer.size, size=self.batch_size)
                          for _ in range(self.n)])
         phase = count % self.period if self.period else 0

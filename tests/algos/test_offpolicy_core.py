@@ -211,9 +211,9 @@ def test_only_terminated_is_stored_as_done(algo, tmp_path, monkeypatch):
     stored, envs = [], []
 
     class SpyBuffer(mod.ReplayBuffer):
-        def store(self, obs, act, rew, next_obs, done):
-            stored.append((tuple(obs), tuple(next_obs), done))
-            super().store(obs, act, rew, next_obs, done)
+        def store_batch(self, obs, act, rew, next_obs, done):   # a row per env copy
+            stored.extend((tuple(o), tuple(o2), float(d)) for o, o2, d in zip(obs, next_obs, done))
+            super().store_batch(obs, act, rew, next_obs, done)
 
     def env_fn():
         envs.append(CycleEnv())

@@ -29,6 +29,28 @@ def combined_shape(length, shape=None):
     return (length, *shape)
 
 
+def next_states(obs, final_obs, ended):
+    """The state each env copy's step led to, for the replay buffer: ``obs`` (what
+    ``envs.step`` returned), except that a copy whose episode ``ended`` has already been
+    reset, so its row is ``final_obs[i]``, the episode's last observation.
+
+    Args:
+        obs (np.ndarray): ``(num_envs, *obs_shape)``, the copies' current observations.
+        final_obs (list or np.ndarray): row ``i`` valid where ``ended[i]``.
+        ended (np.ndarray): ``(num_envs,)`` bool, terminated or truncated.
+
+    Returns:
+        np.ndarray: ``obs`` itself when no episode ended, else a copy with those rows
+        replaced.
+    """
+    if not ended.any():
+        return obs
+    s2 = obs.copy()
+    for i in np.flatnonzero(ended):
+        s2[i] = final_obs[i]
+    return s2
+
+
 def mlp(sizes, activation, output_activation=nn.Identity):
     """A fully connected network through the widths in ``sizes``.
 

@@ -24,21 +24,25 @@ the policy units [-1, 1]^n until line 5):
 
     1. Input: actor μ_θ, critic Q_φ, empty replay buffer D of capacity replay_size
     2. Target copies θ_targ ← θ, φ_targ ← φ (only line 15 changes them)
-    3. for t = 0, 1, ..., epochs · steps_per_epoch − 1 do
-    4.     if t < start_steps: a ~ Uniform([−1, 1]^n)
-           else: a ← clip(μ_θ(s) + act_noise · ξ, −1, 1), ξ ~ N(0, I)
-    5.     Step the environment with clip(act_bias + act_scale · a, low, high)
-    6.     Observe r, s′, terminated, truncated; set d ← terminated (a time limit is not an end)
-    7.     Store (s, a, r, s′, d) in D, overwriting the oldest entry when D is full; s ← s′
-    8.     if terminated or truncated or the episode has max_ep_len steps: log EpRet, EpLen; reset
-    9.     if t ≥ update_after and t mod update_every = 0 then
-    10.        repeat update_every times (one gradient step per environment step on average):
+    3. for t = 0, E, 2E, ..., epochs · steps_per_epoch − E do  (t counts env steps; E = num_envs)
+    4.     for each of the E copies of the env, in one policy call: if t < start_steps:
+           a ~ Uniform([−1, 1]^n), else: a ← clip(μ_θ(s) + act_noise · ξ, −1, 1), ξ ~ N(0, I)
+    5.     Step the E copies together, each with clip(act_bias + act_scale · a, low, high)
+    6.     Observe r, s′, terminated, truncated per copy; d ← terminated (a time limit is not an
+           end); a copy whose episode ended is already reset, and s′ is its episode's last state
+    7.     Store the E transitions (s, a, r, s′, d) in D in one call, overwriting the oldest
+           entries when D is full; s ← the copies' current states
+    8.     for each copy with terminated or truncated or max_ep_len steps: log EpRet, EpLen;
+           reset it if the environment has not
+    9.     for each t′ = t, ..., t + E − 1 with t′ ≥ update_after and t′ mod update_every = 0 do
+    10.        repeat round(update_every · updates_per_step) times (by default update_every times:
+               one gradient step per environment step on average):
     11.            Sample a batch B of batch_size transitions from D, uniformly with replacement
     12.            y ← r + γ (1 − d) Q_φtarg(s′, μ_θtarg(s′)), computed without gradient
     13.            One Adam step on φ for (1/|B|) Σ_B (Q_φ(s, a) − y)²
     14.            φ frozen: one Adam step on θ for −(1/|B|) Σ_B Q_φ(s, μ_θ(s))
     15.            θ_targ ← ρ θ_targ + (1 − ρ) θ and φ_targ ← ρ φ_targ + (1 − ρ) φ, ρ = polyak
-    16.    if t + 1 is a multiple of steps_per_epoch: save the model, run num_test_episodes
+    16.    if t + E is a multiple of steps_per_epoch: save the model, run num_test_episodes
            noiseless episodes with μ_θ, write one row of progress.txt
 
 .. end-pseudocode
@@ -82,6 +86,7 @@ class ReplayBuffer:
         self.max_size = size
         self.ptr = 0    # row the next transition goes to
         self.size = 0   # rows filled so far
+        self.stored = 0  # transitions written in all (a GPU round syncs the rows since its last)
 
     def store(self, obs, act, rew, next_obs, done):
         """Write one transition into row ``ptr`` and advance ``ptr`` (cyclically)."""
@@ -92,6 +97,22 @@ class ReplayBuffer:
         self.obs2_buf[row], self.done_buf[row] = next_obs, done
         self.ptr = (row + 1) % self.max_size
         self.size = min(self.size + 1, self.max_size)
+        self.stored += 1
+
+    def store_batch(self, obs, act, rew, next_obs, done):
+        """Write ``len(rew)`` transitions (one per env copy: each argument has a row per
+        copy) into rows ``ptr``, ``ptr + 1``, ... (cyclically) and advance ``ptr`` past them."""
+        n, start = len(rew), self.ptr
+        rows = slice(start, start + n) if start + n <= self.max_size else \
+            (start + np.arange(n)) % self.max_size   # the batch wraps past the end
+        if not np.isfinite(rew).all():  # NaN/inf reward from the env: stop at its step
+            i = int(np.flatnonzero(~np.isfinite(rew))[0])
+            check_finite_reward(rew[i], self, (start + i) % self.max_size, obs[i], act[i])
+        self.obs_buf[rows], self.act_buf[rows], self.rew_buf[rows] = obs, act, rew
+        self.obs2_buf[rows], self.done_buf[rows] = next_obs, done
+        self.ptr = (start + n) % self.max_size
+        self.size = min(self.size + n, self.max_size)
+        self.stored += n
 
     def sample_batch(self, batch_size=32):
         """Draw ``batch_size`` stored transitions uniformly, with replacement.
@@ -113,23 +134,28 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
          steps_per_epoch=4000, epochs=100, replay_size=int(1e6), gamma=0.99,
          polyak=0.995, pi_lr=1e-3, q_lr=1e-3, batch_size=100, start_steps=10000,
          update_after=1000, update_every=50, act_noise=0.1, num_test_episodes=10,
-         max_ep_len=1000, logger_kwargs=dict(), save_freq=1, device="cpu",
-         cuda_graph=True):
+         max_ep_len=1000, logger_kwargs=dict(), save_freq=1, num_envs=1,
+         updates_per_step=1.0, device="cpu", cuda_graph=True):
     """Train a deterministic policy and its Q-function with DDPG.
 
     Args:
-        env_fn (callable): returns a new gymnasium environment; called twice (one
-            env to train in, one for test episodes). It needs a flat ``Box``
-            observation space and a ``Box`` action space with finite bounds.
+        env_fn (callable): returns a new gymnasium environment; called ``num_envs + 1``
+            times (the copies to train in, one env for test episodes). Or it returns a
+            batched task, a ``gymnasium.vector.VectorEnv`` such as
+            ``gym.make_vec('spinup/Pendulum-v1', num_envs=64)`` whose copies are the
+            ``num_envs`` training envs (the test env is then one plain env of the same
+            id). It needs a flat ``Box`` observation space and a ``Box`` action space
+            with finite bounds.
         actor_critic (callable): called as ``actor_critic(env.observation_space,
             env.action_space, **ac_kwargs)``; returns an ``nn.Module`` with the
             members in the table below.
         ac_kwargs (dict): extra keyword arguments for ``actor_critic``
             (``hidden_sizes``, ``activation`` for the default one).
-        seed (int): seeds torch, numpy, the env (``seed``) and the test env
-            (``seed + 1``); >= 0.
-        steps_per_epoch (int): env steps per epoch; an epoch ends with test
-            episodes and one row of ``progress.txt``. >= 1.
+        seed (int): seeds torch, numpy, the envs (copy ``i``: ``seed + i``) and the
+            test env (``seed + 1``); >= 0.
+        steps_per_epoch (int): env steps per epoch, all copies together; an epoch ends
+            with test episodes and one row of ``progress.txt``. >= 1 and a multiple of
+            ``num_envs``.
         epochs (int): number of epochs; the run takes ``steps_per_epoch * epochs``
             env steps. >= 1.
         replay_size (int): capacity of the replay buffer, in transitions. The
@@ -146,9 +172,9 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         update_after (int): no gradient step before this many env steps, so the
             first batches are not drawn from a handful of transitions; >= 0.
         update_every (int): env steps between update phases, >= 1. Each phase
-            makes ``update_every`` gradient steps, so there is one gradient step
-            per env step on average whatever this value; larger values only batch
-            the Python work.
+            makes ``round(update_every * updates_per_step)`` gradient steps, so with
+            the default ``updates_per_step`` there is one gradient step per env step
+            on average whatever this value; larger values only batch the Python work.
         act_noise (float): standard deviation of the Gaussian noise added to the
             policy's action while collecting data, in the policy's ``[-1, 1]``
             units (0.1 = 10% of the half-width of the action box); >= 0. Test
@@ -164,9 +190,21 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             crash or Ctrl-C loses at most the epoch in progress); in addition,
             every ``save_freq`` epochs (>= 1) a copy ``model{epoch}.pt`` is kept
             (epochs save_freq, 2 save_freq, ...; epochs count from 1).
+        num_envs (int): env copies stepped together (>= 1): ``env_fn()`` called that
+            many times, copy ``i`` seeded with ``seed + i``, or the copies of a batched
+            task. One policy call acts for all of them and one ``store_batch`` puts their
+            transitions in the buffer; ``steps_per_epoch`` must be a multiple of it. The
+            step counts (``start_steps``, ``update_after``, ``update_every``, epochs)
+            count the env steps of all copies. An addition of this project, not in
+            Spinning Up.
+        updates_per_step (float): gradient steps per env step, the update-to-data ratio
+            (> 0): every ``update_every`` env steps the run takes
+            ``round(update_every * updates_per_step)`` of them. The default 1 keeps the
+            original schedule; many copies with a small ratio collect data fast and
+            update less. An addition of this project.
         device (str): where the networks train, ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or
             ``'auto'``; acting stays on the CPU (docs/user/gpu.rst).
-        cuda_graph (bool): on a GPU, capture each round of ``update_every`` updates
+        cuda_graph (bool): on a GPU, capture each round of updates
             once as a CUDA graph and replay it (False: launch each kernel from Python).
 
     The actor-critic must provide (``B`` a batch size, ``n = act_dim``; ``pi`` and
@@ -190,7 +228,10 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         TypeError: an argument of the wrong kind (e.g. a float ``epochs``).
         ValueError: an argument out of its range, an observation space that is not
             a flat ``Box``, an action space that is not a bounded ``Box`` (e.g.
-            ``Discrete``), more than one MPI process, or an unusable ``device``.
+            ``Discrete``), more than one MPI process, an unusable ``device``, a
+            ``steps_per_epoch`` that is not a multiple of ``num_envs``, or a batched task
+            with another number of copies than ``num_envs``. Raised before anything is
+            written to disk.
 
     Source:
         Lillicrap et al. 2016 (arXiv:1509.02971), Algorithm 1; the pseudocode and
@@ -202,7 +243,7 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     # The door checks the arguments and the env and makes the test env; it also fixes the
     # torch threads, places the networks and keeps the checkpoints.
     run = Run(ddpg, config, test_env=True)
-    env, test_env = run.env, run.test_env
+    env, envs, test_env = run.env, run.envs, run.test_env   # envs: the num_envs copies
 
     # Small networks and batches of 100 run fastest on one thread; the caller's setting
     # comes back, and the environments are closed, when training ends or fails.
@@ -284,10 +325,12 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             polyak_update(ac, ac_targ, polyak)      # [DDPG line 15]
             return dict(LossQ=loss_q.detach(), LossPi=loss_pi.detach(), **q_info)
 
-        # On a GPU, the round of update_every updates of [DDPG lines 10-15]: the buffer is
+        # [DDPG line 10] the updates of a round: update_every of them at the default ratio
+        n_updates = round(update_every * updates_per_step)
+        # On a GPU, the round of n_updates updates of [DDPG lines 10-15]: the buffer is
         # copied there and the round may be replayed as one CUDA graph. None on the CPU,
         # where the main loop runs the updates one by one.
-        update_round = run.update_round(update, replay_buffer, batch_size, update_every,
+        update_round = run.update_round(update, replay_buffer, batch_size, n_updates,
                                         cuda_graph, log=logger.log)
 
         # ---- Acting (training and test episodes alike) ----
@@ -297,7 +340,7 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             with torch.no_grad():
                 a = actor.pi(torch.as_tensor(obs, dtype=torch.float32)).numpy()
             if explore:
-                a += act_noise * np.random.randn(act_dim).astype(np.float32)
+                a += act_noise * np.random.randn(*a.shape).astype(np.float32)
             # (np.minimum/np.maximum: the same result as np.clip, a fraction of its overhead)
             return np.minimum(np.maximum(a, -1.0), 1.0)
 
@@ -320,41 +363,53 @@ def ddpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
         # ---- Main loop ----
         start_time = time.time()
-        obs, _ = env.reset(seed=seed)
+        obs = envs.reset(seed)  # (num_envs, obs_dim): copy i seeded with seed + i
         env.action_space.seed(seed)
         test_env.reset(seed=seed + 1)
         test_env.action_space.seed(seed + 1)
-        ep_ret, ep_len = 0.0, 0
+        ep_ret, ep_len = np.zeros(num_envs), np.zeros(num_envs, dtype=int)  # per copy
         epochs_done, start_time, (obs, ep_ret, ep_len) = run.resume(0, start_time,
                                                                     (obs, ep_ret, ep_len))
         for epoch in range(epochs_done + 1, epochs + 1):  # [DDPG line 3]
-            for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
-                # [DDPG line 4] uniform actions first, then the noisy policy
+            # t counts env steps; one batch step takes t, t + 1, ..., t + num_envs - 1
+            for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch, num_envs):
+                # [DDPG line 4] uniform actions first, then the noisy policy; a row per copy
                 if t < start_steps:
-                    a = np.random.uniform(-1.0, 1.0, size=act_dim).astype(np.float32)
+                    a = np.random.uniform(-1.0, 1.0, size=(num_envs, act_dim)).astype(np.float32)
                 else:
                     a = policy_action(obs, explore=True)
-                # [DDPG line 5] [DDPG line 6] env units in, terminated/truncated out
-                next_obs, rew, terminated, truncated, _ = env.step(to_env(a))
+                # [DDPG line 5] [DDPG line 6] env units in, terminated/truncated out; envs.step
+                # resets the copies whose episode ended, their last observations in final_obs
+                next_obs, rew, terminated, truncated, final_obs = envs.step(to_env(a))
                 ep_ret += rew
                 ep_len += 1
-                # [DDPG line 7] d = terminated: cut-off episodes still bootstrap
-                replay_buffer.store(obs, a, rew, next_obs, float(terminated))
+                ended = terminated | truncated
+                # [DDPG line 7] one call for the copies' transitions; d = terminated: cut-off
+                # episodes still bootstrap
+                replay_buffer.store_batch(obs, a, rew, core.next_states(next_obs, final_obs, ended),
+                                          terminated)
                 obs = next_obs
 
-                # [DDPG line 8]
-                if terminated or truncated or ep_len == max_ep_len:
-                    logger.store(EpRet=ep_ret, EpLen=ep_len)
-                    obs, _ = env.reset()
-                    ep_ret, ep_len = 0.0, 0
+                # [DDPG line 8] max_ep_len cuts an episode that the env has not ended
+                over = ended | (ep_len == max_ep_len)
+                if over.any():
+                    for i in np.flatnonzero(over):
+                        logger.store(EpRet=ep_ret[i], EpLen=ep_len[i])
+                    cut = np.flatnonzero(over & ~ended)
+                    if len(cut):
+                        obs[cut] = envs.reset_copies(cut)
+                    ep_ret[over], ep_len[over] = 0.0, 0
 
-                # [DDPG line 9] [DDPG line 10] update_every gradient steps every update_every
-                # env steps
-                if t >= update_after and t % update_every == 0:
+                # [DDPG line 9] [DDPG line 10] a round of n_updates gradient steps for each
+                # env step t_env of this batch step with t_env >= update_after and
+                # t_env % update_every == 0
+                for t_env in range(t, t + num_envs):
+                    if t_env < update_after or t_env % update_every != 0:
+                        continue
                     if update_round is not None:   # a GPU: the round replayed as one CUDA graph
                         logger.store(**update_round())
                     else:
-                        for _ in range(update_every):   # [DDPG line 11] a new batch each time
+                        for _ in range(n_updates):   # [DDPG line 11] a new batch each time
                             logger.store(**update(replay_buffer.sample_batch(batch_size)))
                     run.refresh()
 

@@ -27,28 +27,35 @@ marks a step that depends on it):
     1. Input: Q-network Q_θ ([dueling]: trunk with V and A heads), empty replay buffer D
        ([prioritized_replay]: with a sum-tree of p^per_alpha, p_max ← 1)
     2. Target copy θ_targ ← θ
-    3. for t = 0, 1, ..., T − 1, T = epochs · steps_per_epoch do
-    4.     ε ← eps_start + min(t / eps_decay_steps, 1) · (eps_end − eps_start); a ← a uniform action
-           if t < start_steps or with probability ε, else argmax_a Q_θ(s, a)
-    5.     Step the environment with a; observe r, s′, terminated, truncated
-    6.     Store (s, a, r, s′, d = terminated, end = episode over) in D ([prioritized_replay]:
-           with priority p_max); s ← s′; if the episode is over: log EpRet, EpLen; reset
-    7.     if t ≥ update_after and t mod update_every = 0 then  (one gradient step)
+    3. for t = 0, E, 2E, ..., T − E, T = epochs · steps_per_epoch do
+           (t counts env steps; E = num_envs copies of the env step together)
+    4.     ε ← eps_start + min(t / eps_decay_steps, 1) · (eps_end − eps_start); for each of the E
+           copies of the env: a ← a uniform action if t < start_steps or with probability ε, else
+           argmax_a Q_θ(s, a) (one Q_θ call for the copies)
+    5.     Step the E copies together; observe r, s′, terminated, truncated per copy (a copy whose
+           episode ended is already reset, and s′ is its episode's last state)
+    6.     Store the E transitions (s, a, r, s′, d = terminated, end = episode over) in D in one
+           call ([prioritized_replay]: with priority p_max); s ← the copies' current states; for
+           each copy whose episode is over: log EpRet, EpLen; reset it if the environment has not
+    7.     for each t′ = t, ..., t + E − 1: if t′ ≥ update_after and t′ mod update_every = 0 then
+           repeat round(update_every · updates_per_step) times (once by default):
     8.         Sample a batch B of batch_size indices i: uniformly, or [prioritized_replay] one per
                stratum with P(i) = p_i^α / Σ_k p_k^α (α = per_alpha), w_i = (N P(i))^(−β) / max_B w,
-               β = per_beta + (1 − per_beta) · min(t / T, 1)
-    9.         For each i: R_i = Σ_{k<m} γ^k r_{i+k} with m ≤ n_step, stopping after an entry marked
-               end or at the newest entry (included); s′_i and d_i come from entry i + m − 1
+               β = per_beta + (1 − per_beta) · min(t′ / T, 1)
+    9.         For each i: R_i = Σ_{k<m} γ^k r_{i+kE} with m ≤ n_step (entry i + kE: the same copy
+               k steps later), stopping after an entry marked end or at that copy's newest entry
+               (included); s′_i and d_i come from entry i + (m − 1)E
     10.        y_i ← R_i + γ^m (1 − d_i) Q_θtarg(s′_i, a*_i), a*_i = argmax_a Q_θtarg(s′_i, a),
                or [double] a*_i = argmax_a Q_θ(s′_i, a); computed without gradient
-    11.        [anneal_lr] step size ← lr · (1 − t / T); one Adam step on
+    11.        [anneal_lr] step size ← lr · (1 − t′ / T); one Adam step on
                (1/|B|) Σ_B w_i ℓ(Q_θ(s_i, a_i) − y_i), ℓ Huber or square (huber), w_i = 1 without
                prioritized_replay, gradient norm clipped to max_grad_norm (unless None)
     12.        [prioritized_replay] p_i ← |Q_θ(s_i, a_i) − y_i| + per_eps, TD error from before
                the step; the tree stores p_i^per_alpha; p_max ← max(p_max, p_i^per_alpha)
     13.        [polyak set] θ_targ ← ρ θ_targ + (1 − ρ) θ, ρ = polyak
-    14.    [polyak None] if (t + 1) mod target_update_every = 0: θ_targ ← θ
-    15.    if t + 1 is a multiple of steps_per_epoch: save the model, run num_test_episodes
+    14.        [polyak None] (for each t′, after its gradient steps) if (t′ + 1) mod
+               target_update_every = 0: θ_targ ← θ
+    15.    if t + E is a multiple of steps_per_epoch: save the model, run num_test_episodes
            episodes with ε = eps_test, write one row of progress.txt (with ε and the step size)
 
 .. end-pseudocode
@@ -80,14 +87,19 @@ class ReplayBuffer:
     A return never runs past an ``end``; after a truncation it bootstraps from the
     ``s'`` stored there (docs/algorithms/dqn.rst, "Key Equations").
 
+    With ``num_envs`` env copies stored together (``store_batch``), copy ``i``'s
+    transitions lie ``num_envs`` slots apart, so a return steps through the buffer
+    with that stride.
+
     Args:
         obs_dim (tuple): shape of one observation.
         size (int): capacity, in transitions.
         gamma (float): discount of the n-step sum.
         n_step (int): largest number of rewards in a return (1: one-step DQN).
+        num_envs (int): env copies whose transitions each ``store_batch`` writes.
     """
 
-    def __init__(self, obs_dim, size, gamma=0.99, n_step=1):
+    def __init__(self, obs_dim, size, gamma=0.99, n_step=1, num_envs=1):
         obs_shape = core.combined_shape(size, obs_dim)
         self.obs_buf = np.zeros(obs_shape, np.float32)
         self.obs2_buf = np.zeros(obs_shape, np.float32)
@@ -97,6 +109,7 @@ class ReplayBuffer:
         self.end_buf = np.zeros(size, bool)
         self.gamma = gamma
         self.n_step = n_step
+        self.num_envs = num_envs
         self.max_size = size
         self.ptr = 0    # the slot the next transition goes to
         self.size = 0   # number of slots in use
@@ -111,6 +124,20 @@ class ReplayBuffer:
         self.ptr = (slot + 1) % self.max_size
         self.size = min(self.size + 1, self.max_size)
 
+    def store_batch(self, obs, act, rew, next_obs, done, end):
+        """Write ``len(rew)`` transitions (one per env copy: each argument has a row per
+        copy) into slots ``ptr``, ``ptr + 1``, ... (cyclically) and advance ``ptr`` past them."""
+        n, start = len(rew), self.ptr
+        slots = slice(start, start + n) if start + n <= self.max_size else \
+            (start + np.arange(n)) % self.max_size   # the batch wraps past the end
+        if not np.isfinite(rew).all():  # NaN/inf reward from the env: stop at its step
+            i = int(np.flatnonzero(~np.isfinite(rew))[0])
+            check_finite_reward(rew[i], self, (start + i) % self.max_size, obs[i], act[i])
+        self.obs_buf[slots], self.act_buf[slots], self.rew_buf[slots] = obs, act, rew
+        self.obs2_buf[slots], self.done_buf[slots], self.end_buf[slots] = next_obs, done, end
+        self.ptr = (start + n) % self.max_size
+        self.size = min(self.size + n, self.max_size)
+
     def sample_batch(self, batch_size=32):
         """``get`` of ``batch_size`` slots drawn uniformly, with replacement."""
         return self.get(np.random.randint(0, self.size, size=batch_size))
@@ -118,12 +145,14 @@ class ReplayBuffer:
     def get(self, idxs):
         """Batch of transitions ``idxs`` with their m-step returns.   [DQN line 9]
 
-        For each ``i``, ``m <= n_step`` rewards are summed:
-        ``ret = sum_{k<m} gamma^k r_{i+k}``, and the target bootstraps from
-        ``obs2 = s'_{i+m-1}`` with ``done = d_{i+m-1}`` and discount ``disc =
-        gamma^m``. The sum stops early after a transition marked ``end``, and at the
-        newest transition (slot ``ptr - 1``, included): the next slot, ``ptr``, is
-        either still empty or, once the buffer has wrapped, older than ``i``.
+        For each ``i``, ``m <= n_step`` rewards of the same env copy are summed (its
+        transitions lie ``E = num_envs`` slots apart): ``ret = sum_{k<m} gamma^k
+        r_{i+kE}``, and the target bootstraps from ``obs2 = s'_{i+(m-1)E}`` with
+        ``done = d_{i+(m-1)E}`` and discount ``disc = gamma^m``. The sum stops early
+        after a transition marked ``end``, and at the copy's newest transition (one of
+        the last ``E`` slots before ``ptr``, included): ``E`` slots further on lies a
+        slot that is either still empty or, once the buffer has wrapped, older than
+        ``i``.
 
         Returns a dict of tensors: ``obs``, ``obs2`` ``(B, *obs_dim)``; ``act`` ``(B,)``
         int64; ``ret``, ``done``, ``disc`` ``(B,)`` float32.
@@ -132,10 +161,12 @@ class ReplayBuffer:
         disc = np.ones(len(idxs), dtype=np.float32)
         last = idxs.copy()                          # last transition summed so far
         going = np.ones(len(idxs), dtype=bool)      # still adding rewards
+        age = (idxs - self.ptr) % self.max_size     # 0: the oldest slot, max_size - 1: newest
         for k in range(self.n_step):
-            j = (idxs + k) % self.max_size
-            if k > 0:
-                going &= ~self.end_buf[last] & (j != self.ptr)
+            step = k * self.num_envs                # the same copy, k steps later
+            j = (idxs + step) % self.max_size
+            if k > 0:   # past the newest slot, the next one would be empty or older than i
+                going &= ~self.end_buf[last] & (age + step < self.max_size)
             ret += np.where(going, disc * self.rew_buf[j], 0.0)
             last = np.where(going, j, last)
             disc = np.where(going, disc * self.gamma, disc)
@@ -155,8 +186,8 @@ class PrioritizedReplayBuffer(ReplayBuffer):
     ``alpha`` is the priority exponent (0: uniform), ``eps`` keeps priorities > 0.
     """
 
-    def __init__(self, obs_dim, size, gamma=0.99, n_step=1, alpha=0.6, eps=1e-6):
-        super().__init__(obs_dim, size, gamma, n_step)
+    def __init__(self, obs_dim, size, gamma=0.99, n_step=1, alpha=0.6, eps=1e-6, num_envs=1):
+        super().__init__(obs_dim, size, gamma, n_step, num_envs)
         self.tree = core.SumTree(size)
         self.alpha = alpha
         self.eps = eps
@@ -167,6 +198,11 @@ class PrioritizedReplayBuffer(ReplayBuffer):
         is replayed soon at least once."""
         self.tree.update(self.ptr, self.max_priority)
         super().store(*args)
+
+    def store_batch(self, *args):
+        """[DQN line 6] ``store`` for a batch of transitions, one per env copy."""
+        self.tree.update((self.ptr + np.arange(len(args[2]))) % self.max_size, self.max_priority)
+        super().store_batch(*args)
 
     def sample_batch(self, batch_size=32, beta=0.4):
         """[DQN line 8] Stratified draw: one uniform point in each of ``batch_size``
@@ -220,7 +256,8 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
         eps_decay_steps=10000, eps_test=0.0, double=False, dueling=False,
         prioritized_replay=False, per_alpha=0.6, per_beta=0.4, per_eps=1e-6, n_step=1,
         huber=True, max_grad_norm=10.0, anneal_lr=True, num_test_episodes=10,
-        max_ep_len=1000, logger_kwargs=dict(), save_freq=1, device="cpu", cuda_graph=True):
+        max_ep_len=1000, logger_kwargs=dict(), save_freq=1, num_envs=1, updates_per_step=None,
+        device="cpu", cuda_graph=True):
     """Train a DQN agent (with the chosen extensions) and return its Q-network.
 
     The defaults solve CartPole-v1 (test return 500) within 100k steps for the seeds
@@ -228,8 +265,12 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
 
     Args:
         env_fn (callable): builds a gymnasium environment with a flat ``Box``
-            observation space and a ``Discrete`` action space; called twice (a
-            training and a test copy).
+            observation space and a ``Discrete`` action space; called ``num_envs + 1``
+            times (the training copies and a test env). Or it returns a batched task,
+            a ``gymnasium.vector.VectorEnv`` such as
+            ``gym.make_vec('spinup/CartPole-v1', num_envs=64)`` whose copies are the
+            ``num_envs`` training envs (the test env is then one plain env of the same
+            id).
         actor_critic (callable): ``actor_critic(observation_space, action_space,
             **ac_kwargs)`` returns an ``nn.Module`` with the members below (the
             default is ``core.MLPQFunction``).
@@ -247,8 +288,10 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
         ac_kwargs (dict): extra keyword arguments for ``actor_critic``
             (``hidden_sizes``, ``activation``); ``dueling=True`` is added when
             ``dueling`` is on.
-        seed (int): seed of torch, numpy and the two environments.
-        steps_per_epoch (int): env steps per epoch (>= 1); one log row per epoch.
+        seed (int): seed of torch, numpy and the environments (copy ``i``:
+            ``seed + i``, the test env ``seed + 1``).
+        steps_per_epoch (int): env steps per epoch, all copies together (>= 1 and a
+            multiple of ``num_envs``); one log row per epoch.
         epochs (int): number of epochs (>= 1); 25 x 4000 = 100k steps.
         replay_size (int): replay capacity in transitions (>= 1); 1e5 holds a whole
             default run.
@@ -259,7 +302,8 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
             epsilon-greedy acting starts (>= 0).
         update_after (int): env steps collected before the first update (>= 0).
         update_every (int): one gradient step every ``update_every`` env steps
-            (>= 1; the "update frequency" of the DQN paper).
+            (>= 1; the "update frequency" of the DQN paper), ``round(update_every *
+            updates_per_step)`` of them when ``updates_per_step`` is set.
         target_update_every (int): env steps between two copies of the Q-network
             into the target network (>= 1); unused when ``polyak`` is set.
         polyak (float or None): if set (``0 <= polyak <= 1``, e.g. 0.995), the
@@ -294,6 +338,20 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
             crash or Ctrl-C loses at most the epoch in progress); in addition,
             every ``save_freq`` epochs (>= 1) a copy ``model{epoch}.pt`` is kept
             (epochs save_freq, 2 save_freq, ...; epochs count from 1).
+        num_envs (int): env copies stepped together (>= 1): ``env_fn()`` called that
+            many times, copy ``i`` seeded with ``seed + i``, or the copies of a batched
+            task. One Q-network call acts for all of them (each copy explores on its own
+            draw) and one ``store_batch`` puts their transitions in the buffer;
+            ``steps_per_epoch`` must be a multiple of it. The step counts
+            (``start_steps``, ``update_after``, ``update_every``, ``eps_decay_steps``,
+            ``target_update_every``, epochs) count the env steps of all copies. An
+            addition of this project, not in Spinning Up.
+        updates_per_step (float or None): gradient steps per env step, the
+            update-to-data ratio (> 0), as in DDPG, TD3 and SAC: every ``update_every``
+            env steps the run takes ``round(update_every * updates_per_step)`` of them
+            (at least 1, checked). ``None`` (the default) keeps DQN's own schedule, one
+            gradient step per ``update_every`` env steps (a ratio of 1 / update_every).
+            An addition of this project.
         device (str): where the networks train, ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or
             ``'auto'``; replay and acting stay on the CPU (docs/user/gpu.rst).
         cuda_graph (bool): on a GPU, capture the gradient step once as a CUDA graph and
@@ -305,7 +363,10 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
     Raises:
         TypeError: a count that is not an int, a number that is not real.
         ValueError: an argument out of range, an unsupported space (``Box`` actions:
-            use ddpg, td3 or sac), more than one MPI process, or an unusable ``device``.
+            use ddpg, td3 or sac), more than one MPI process, an unusable ``device``, a
+            ``steps_per_epoch`` that is not a multiple of ``num_envs``, or a batched task
+            with another number of copies than ``num_envs``. Raised before anything is
+            written to disk.
 
     Source:
         Mnih et al. 2015; arXiv:1509.06461; arXiv:1511.06581; arXiv:1511.05952;
@@ -317,7 +378,7 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
     # The door checks the arguments and the env before anything is written and makes the
     # test env; it also places the network, fixes the torch threads and keeps checkpoints.
     run = Run(dqn, config, test_env=True)
-    env, test_env = run.env, run.test_env  # env records its episode, for a resume
+    env, envs, test_env = run.env, run.envs, run.test_env   # envs: the num_envs copies
 
     logger = EpochLogger(**logger_kwargs)
     logger.save_config(config)
@@ -336,14 +397,16 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
     obs_shape = env.observation_space.shape
     if prioritized_replay:
         replay = PrioritizedReplayBuffer(obs_shape, replay_size, gamma, n_step,
-                                         per_alpha, per_eps)
+                                         per_alpha, per_eps, num_envs)
     else:
-        replay = ReplayBuffer(obs_shape, replay_size, gamma, n_step)
+        replay = ReplayBuffer(obs_shape, replay_size, gamma, n_step, num_envs)
     replay.source = run.label
 
     optimizer = adam(q_net.parameters(), lr=lr)
     logger.setup_pytorch_saver(q_net, ac_kwargs=ac_kwargs)
     total_steps = steps_per_epoch * epochs
+    # [DQN line 7] gradient steps per round of update_every env steps
+    n_updates = 1 if updates_per_step is None else round(update_every * updates_per_step)
 
     # What each epoch's checkpoint holds (a resume, resume=True, reads it back). The
     # epsilon, beta and learning-rate schedules are functions of the step t, so
@@ -404,18 +467,23 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
 
     # ---- Acting (training and test episodes alike) ----
     def epsilon_greedy(o, eps, action_space, uniform=False):
-        """[DQN line 4] A uniform action when ``uniform`` or with probability
-        ``eps``, else the greedy ``argmax_a Q(o, a)`` (``act`` runs without grad)."""
-        if uniform or np.random.rand() < eps:
-            return action_space.sample()
-        return actor.act(torch.as_tensor(o, dtype=torch.float32)).item()
+        """[DQN line 4] For each row of ``o`` (one per env copy): a uniform action when
+        ``uniform`` or with probability ``eps``, else the greedy ``argmax_a Q(o, a)``,
+        all rows in one call of ``act`` (which runs without grad)."""
+        explore = np.ones(len(o), dtype=bool) if uniform else np.random.rand(len(o)) < eps
+        if explore.all():
+            return np.array([action_space.sample() for _ in range(len(o))])
+        a = actor.act(torch.as_tensor(o, dtype=torch.float32))
+        for i in np.flatnonzero(explore):
+            a[i] = action_space.sample()
+        return a
 
     def run_test_episodes():
         for _ in range(num_test_episodes):
             o, _ = test_env.reset()
             ep_ret, ep_len, ended = 0.0, 0, False
             while not ended:
-                a = epsilon_greedy(o, eps_test, test_env.action_space)
+                a = epsilon_greedy(o[None], eps_test, test_env.action_space)[0]
                 o, r, terminated, truncated, _ = test_env.step(a)
                 ep_ret += r
                 ep_len += 1
@@ -424,11 +492,11 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
 
     # ---- Main loop ----
     start_time = time.time()
-    o, _ = env.reset(seed=seed)
+    o = envs.reset(seed)  # (num_envs, obs_dim): copy i seeded with seed + i
     env.action_space.seed(seed)
     test_env.reset(seed=seed + 1)
     test_env.action_space.seed(seed + 1)
-    ep_ret, ep_len = 0.0, 0
+    ep_ret, ep_len = np.zeros(num_envs), np.zeros(num_envs, dtype=int)  # per copy
 
     # Small networks, batches of 64: one thread is fastest (2000 steps took 15 s with
     # one, 286 s with two, on a busy 2-core machine) and reproducible. The door puts the
@@ -436,39 +504,50 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
     with run:
         epochs_done, start_time, (o, ep_ret, ep_len) = run.resume(0, start_time,
                                                                   (o, ep_ret, ep_len))
-        if ep_len == 0 and replay.size > 0:
-            # A resume starts a new episode here (the env could not be restored exactly):
-            # mark the last stored transition as an episode end, so no n-step return spans
-            # both. (A fresh run's buffer is still empty.)
-            replay.end_buf[(replay.ptr - 1) % replay.max_size] = True
+        if replay.size > 0:
+            # A resume starts a new episode in a copy with ep_len 0 (the env could not be
+            # restored exactly): mark that copy's last stored transition as an episode end,
+            # so no n-step return spans both. (A fresh run's buffer is still empty.)
+            last = replay.ptr - num_envs + np.flatnonzero(ep_len == 0)
+            replay.end_buf[last % replay.max_size] = True
         for epoch in range(epochs_done + 1, epochs + 1):  # [DQN line 3]
-            for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
+            # t counts env steps; one batch step takes t, t + 1, ..., t + num_envs - 1
+            for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch, num_envs):
                 # [DQN line 4] only uniform actions during the first start_steps steps
                 eps = linear_epsilon(t, eps_start, eps_end, eps_decay_steps)
                 a = epsilon_greedy(o, eps, env.action_space, uniform=t < start_steps)
 
-                # [DQN line 5]
-                o2, r, terminated, truncated, _ = env.step(a)
+                # [DQN line 5] envs.step resets the copies whose episode ended; their last
+                # observations are in final_obs
+                o2, r, terminated, truncated, final_obs = envs.step(a)
                 ep_ret += r
                 ep_len += 1
-                episode_over = terminated or truncated or ep_len == max_ep_len
+                ended = terminated | truncated
+                episode_over = ended | (ep_len == max_ep_len)
 
-                # [DQN line 6] d = terminated; `end` also marks truncations and cuts
-                replay.store(o, a, r, o2, terminated, episode_over)
+                # [DQN line 6] one call for the copies' transitions; d = terminated; `end`
+                # also marks truncations and cuts
+                replay.store_batch(o, a, r, core.next_states(o2, final_obs, ended), terminated,
+                                   episode_over)
                 o = o2
-                if episode_over:
-                    logger.store(EpRet=ep_ret, EpLen=ep_len)
-                    o, _ = env.reset()
-                    ep_ret, ep_len = 0.0, 0
+                if episode_over.any():
+                    for i in np.flatnonzero(episode_over):
+                        logger.store(EpRet=ep_ret[i], EpLen=ep_len[i])
+                    cut = np.flatnonzero(episode_over & ~ended)   # max_ep_len reached
+                    if len(cut):
+                        o[cut] = envs.reset_copies(cut)
+                    ep_ret[episode_over], ep_len[episode_over] = 0.0, 0
 
-                # [DQN line 7]
-                if t >= update_after and t % update_every == 0:
-                    update(t)
-                    run.refresh()
+                for t_env in range(t, t + num_envs):   # each env step of this batch step
+                    # [DQN line 7]
+                    if t_env >= update_after and t_env % update_every == 0:
+                        for _ in range(n_updates):
+                            update(t_env)
+                        run.refresh()
 
-                # [DQN line 14] hard form: a copy is a polyak step with polyak = 0
-                if polyak is None and (t + 1) % target_update_every == 0:
-                    polyak_update(q_net, q_targ, 0.0)
+                    # [DQN line 14] hard form: a copy is a polyak step with polyak = 0
+                    if polyak is None and (t_env + 1) % target_update_every == 0:
+                        polyak_update(q_net, q_targ, 0.0)
 
             # ---- End of epoch: save, test, log ---- [DQN line 15]
             # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs

@@ -31,15 +31,18 @@ the policy units [-1, 1]^n until line 5):
     1. Input: squashed-Gaussian policy π_θ, critics Q_φ1 and Q_φ2, empty replay buffer D
     2. Target copies φ_targ,1 ← φ1, φ_targ,2 ← φ2 (no target policy); α ← alpha, or if learned:
        log α ← log(1 if alpha = 'auto' else alpha), H̄ ← target_entropy (None: −n)
-    3. for t = 0, 1, ..., epochs · steps_per_epoch − 1 do
-    4.     if t < start_steps: a ~ Uniform([−1, 1]^n)
-           else: a ← tanh(μ_θ(s) + σ_θ(s) ⊙ ξ), ξ ~ N(0, I)
-    5.     Step the environment with clip(act_bias + act_scale · a, low, high)
-    6.     Observe r, s′, terminated, truncated; set d ← terminated (a time limit is not an end)
-    7.     Store (s, a, r, s′, d) in D, overwriting the oldest entry when D is full; s ← s′
-    8.     if terminated or truncated or the episode has max_ep_len steps: log EpRet, EpLen; reset
-    9.     if t ≥ update_after and t mod update_every = 0 then
-    10.        repeat update_every times:
+    3. for t = 0, E, 2E, ..., epochs · steps_per_epoch − E do  (t counts env steps; E = num_envs)
+    4.     for each of the E copies of the env, in one policy call: if t < start_steps:
+           a ~ Uniform([−1, 1]^n), else: a ← tanh(μ_θ(s) + σ_θ(s) ⊙ ξ), ξ ~ N(0, I)
+    5.     Step the E copies together, each with clip(act_bias + act_scale · a, low, high)
+    6.     Observe r, s′, terminated, truncated per copy; d ← terminated (a time limit is not an
+           end); a copy whose episode ended is already reset, and s′ is its episode's last state
+    7.     Store the E transitions (s, a, r, s′, d) in D in one call, overwriting the oldest
+           entries when D is full; s ← the copies' current states
+    8.     for each copy with terminated or truncated or max_ep_len steps: log EpRet, EpLen;
+           reset it if the environment has not
+    9.     for each t′ = t, ..., t + E − 1 with t′ ≥ update_after and t′ mod update_every = 0 do
+    10.        repeat round(update_every · updates_per_step) times:
     11.            Sample a batch B of batch_size transitions from D, uniformly with replacement
     12.            ã′ ~ π_θ(·|s′) fresh; y ← r + γ (1 − d) (min_i Q_φtarg,i(s′, ã′) − α log π_θ(ã′|s′)),
                    computed without gradient
@@ -49,7 +52,7 @@ the policy units [-1, 1]^n until line 5):
     15.            if α is learned: one Adam step on log α for −(1/|B|) Σ_B α (log π_θ(ã|s) + H̄),
                    reusing line 14's log π values (detached); then α ← exp(log α)
     16.            φ_targ,i ← ρ φ_targ,i + (1 − ρ) φi for i = 1, 2, ρ = polyak
-    17.    if t + 1 is a multiple of steps_per_epoch: save the model, run num_test_episodes
+    17.    if t + E is a multiple of steps_per_epoch: save the model, run num_test_episodes
            episodes with the mean action tanh(μ_θ(s)), write one row of progress.txt (with α)
 
 .. end-pseudocode
@@ -94,6 +97,7 @@ class ReplayBuffer:
         self.max_size = size
         self.ptr = 0    # the slot the next transition goes to
         self.size = 0   # number of slots in use
+        self.stored = 0  # transitions written in all (a GPU round syncs the rows since its last)
 
     def store(self, obs, act, rew, next_obs, done):
         """Write one transition into slot ``ptr`` and advance ``ptr`` (cyclically)."""
@@ -104,6 +108,22 @@ class ReplayBuffer:
         self.obs2_buf[slot], self.done_buf[slot] = next_obs, done
         self.ptr = (slot + 1) % self.max_size
         self.size = min(self.size + 1, self.max_size)
+        self.stored += 1
+
+    def store_batch(self, obs, act, rew, next_obs, done):
+        """Write ``len(rew)`` transitions (one per env copy: each argument has a row per
+        copy) into rows ``ptr``, ``ptr + 1``, ... (cyclically) and advance ``ptr`` past them."""
+        n, start = len(rew), self.ptr
+        rows = slice(start, start + n) if start + n <= self.max_size else \
+            (start + np.arange(n)) % self.max_size   # the batch wraps past the end
+        if not np.isfinite(rew).all():  # NaN/inf reward from the env: stop at its step
+            i = int(np.flatnonzero(~np.isfinite(rew))[0])
+            check_finite_reward(rew[i], self, (start + i) % self.max_size, obs[i], act[i])
+        self.obs_buf[rows], self.act_buf[rows], self.rew_buf[rows] = obs, act, rew
+        self.obs2_buf[rows], self.done_buf[rows] = next_obs, done
+        self.ptr = (start + n) % self.max_size
+        self.size = min(self.size + n, self.max_size)
+        self.stored += n
 
     def sample_batch(self, batch_size=32):
         """Draw ``batch_size`` stored transitions uniformly, with replacement.
@@ -125,14 +145,18 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=100, replay_size=int(1e6), gamma=0.99,
         polyak=0.995, lr=1e-3, alpha=0.2, batch_size=100, start_steps=10000,
         update_after=1000, update_every=50, num_test_episodes=10, max_ep_len=1000,
-        logger_kwargs=dict(), save_freq=1, target_entropy=None, device="cpu",
-        cuda_graph=True):
+        logger_kwargs=dict(), save_freq=1, target_entropy=None, num_envs=1,
+        updates_per_step=1.0, device="cpu", cuda_graph=True):
     """Train a SAC agent and return its actor-critic.
 
     Args:
-        env_fn (callable): builds a gymnasium environment; called twice (one copy
-            for training, one for test episodes). It needs a flat ``Box``
-            observation space and a ``Box`` action space with finite bounds.
+        env_fn (callable): builds a gymnasium environment; called ``num_envs + 1``
+            times (the copies to train in, one env for test episodes). Or it returns a
+            batched task, a ``gymnasium.vector.VectorEnv`` such as
+            ``gym.make_vec('spinup/Pendulum-v1', num_envs=64)`` whose copies are the
+            ``num_envs`` training envs (the test env is then one plain env of the same
+            id). It needs a flat ``Box`` observation space and a ``Box`` action space
+            with finite bounds.
         actor_critic (callable): ``actor_critic(observation_space, action_space,
             **ac_kwargs)`` returns an ``nn.Module`` with the members below (the
             default is ``core.MLPActorCritic``). Actions of ``pi``, ``q1`` and ``q2``
@@ -158,8 +182,10 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
         ac_kwargs (dict): extra keyword arguments for ``actor_critic``
             (``hidden_sizes``, ``activation``).
-        seed (int): seed of torch, numpy and the two environments.
-        steps_per_epoch (int): env steps per epoch (>= 1); one log row per epoch.
+        seed (int): seed of torch, numpy and the environments (copy ``i``: ``seed + i``,
+            the test env ``seed + 1``).
+        steps_per_epoch (int): env steps per epoch, all copies together (>= 1 and a
+            multiple of ``num_envs``); one log row per epoch.
         epochs (int): number of epochs (>= 1).
         replay_size (int): replay capacity in transitions (>= 1); the default 1e6
             keeps every transition of a 1M-step run.
@@ -178,8 +204,9 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             box before the policy acts (>= 0); it fills the buffer with diverse data.
         update_after (int): env steps collected before the first update (>= 0).
         update_every (int): env steps between two blocks of updates (>= 1); each
-            block has ``update_every`` updates, so there is one update per env step
-            on average, whatever its value.
+            block has ``round(update_every * updates_per_step)`` updates, so with the
+            default ``updates_per_step`` there is one update per env step on average,
+            whatever its value.
         num_test_episodes (int): episodes with the mean action ``tanh(mu)`` at the
             end of each epoch (>= 0).
         max_ep_len (int): cut episodes after this many steps (>= 1). The cut is not a
@@ -193,9 +220,21 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             temperature, in policy units; ``None`` means ``-act_dim``, the papers'
             heuristic. A number turns learning on even when ``alpha`` is a number
             (then the initial temperature, > 0).
+        num_envs (int): env copies stepped together (>= 1): ``env_fn()`` called that
+            many times, copy ``i`` seeded with ``seed + i``, or the copies of a batched
+            task. One policy call acts for all of them and one ``store_batch`` puts their
+            transitions in the buffer; ``steps_per_epoch`` must be a multiple of it. The
+            step counts (``start_steps``, ``update_after``, ``update_every``, epochs)
+            count the env steps of all copies. An addition of this project, not in
+            Spinning Up.
+        updates_per_step (float): gradient steps per env step, the update-to-data ratio
+            (> 0): every ``update_every`` env steps the run takes
+            ``round(update_every * updates_per_step)`` updates. The default 1 keeps the
+            original schedule; many copies with a small ratio collect data fast and
+            update less. An addition of this project.
         device (str): where the networks train, ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or
             ``'auto'``; acting stays on the CPU (docs/user/gpu.rst).
-        cuda_graph (bool): on a GPU, capture each round of ``update_every`` updates
+        cuda_graph (bool): on a GPU, capture each round of updates
             once as a CUDA graph and replay it (False: launch each kernel from Python).
 
     Returns:
@@ -206,7 +245,10 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             a real number.
         ValueError: an argument out of its range, ``alpha`` neither a number nor
             ``'auto'``, an unsupported observation or action space (``Discrete``
-            actions: use dqn), more than one MPI process, or an unusable ``device``.
+            actions: use dqn), more than one MPI process, an unusable ``device``, a
+            ``steps_per_epoch`` that is not a multiple of ``num_envs``, or a batched task
+            with another number of copies than ``num_envs``. Raised before anything is
+            written to disk.
 
     Source:
         Haarnoja et al. 2018, arXiv:1801.01290, and 2018b, arXiv:1812.05905;
@@ -218,7 +260,7 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
     # The door checks the arguments and the env before anything is written, and makes the
     # test env; it also fixes the torch threads, places the networks and keeps checkpoints.
     run = Run(sac, config, test_env=True)
-    env, test_env = run.env, run.test_env
+    env, envs, test_env = run.env, run.envs, run.test_env   # envs: the num_envs copies
     learn_alpha = alpha == "auto" or target_entropy is not None
     observation_space, action_space = env.observation_space, env.action_space
     (act_dim,) = action_space.shape
@@ -335,10 +377,12 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             polyak_update(ac.q2, ac_targ.q2, polyak)
             return dict(LossQ=loss_q.detach(), LossPi=loss_pi.detach(), LogPi=logp, **q_info)
 
-        # On a GPU, the round of update_every updates of [SAC lines 10-16]: the buffer is
+        # [SAC line 10] the updates of a round: update_every of them at the default ratio
+        n_updates = round(update_every * updates_per_step)
+        # On a GPU, the round of n_updates updates of [SAC lines 10-16]: the buffer is
         # copied there and the round may be replayed as one CUDA graph. None on the CPU,
         # where the main loop runs the updates one by one.
-        update_round = run.update_round(update, replay_buffer, batch_size, update_every,
+        update_round = run.update_round(update, replay_buffer, batch_size, n_updates,
                                         cuda_graph, log=logger.log)
 
         # ---- Acting (training and test episodes alike) ----
@@ -370,42 +414,56 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
         # ---- Main loop ----
         start_time = time.time()
-        o, _ = env.reset(seed=seed)
+        o = envs.reset(seed)  # (num_envs, obs_dim): copy i seeded with seed + i
         env.action_space.seed(seed)
         test_env.reset(seed=seed + 1)
         test_env.action_space.seed(seed + 1)
-        ep_ret, ep_len = 0.0, 0
+        ep_ret, ep_len = np.zeros(num_envs), np.zeros(num_envs, dtype=int)  # per copy
         epochs_done, start_time, (o, ep_ret, ep_len) = run.resume(0, start_time,
                                                                   (o, ep_ret, ep_len))
         if learn_alpha and run.saved:
             alpha.fill_(run.saved["alpha"])
         for epoch in range(epochs_done + 1, epochs + 1):  # [SAC line 3]
-            for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch):
-                # [SAC line 4] uniform over the box while t < start_steps, then the policy
+            # t counts env steps; one batch step takes t, t + 1, ..., t + num_envs - 1
+            for t in range((epoch - 1) * steps_per_epoch, epoch * steps_per_epoch, num_envs):
+                # [SAC line 4] uniform over the box while t < start_steps, then the policy;
+                # a row per copy
                 if t < start_steps:
-                    a = np.random.uniform(-1.0, 1.0, size=act_dim).astype(np.float32)
+                    a = np.random.uniform(-1.0, 1.0, size=(num_envs, act_dim)).astype(np.float32)
                 else:
                     a = policy_action(o)
 
-                # [SAC line 5] [SAC line 6] [SAC line 7] only `terminated` is stored as d = 1
-                o2, r, terminated, truncated, _ = env.step(to_env(a))
+                # [SAC line 5] [SAC line 6] envs.step resets the copies whose episode ended;
+                # their last observations are in final_obs
+                o2, r, terminated, truncated, final_obs = envs.step(to_env(a))
                 ep_ret += r
                 ep_len += 1
-                replay_buffer.store(o, a, r, o2, float(terminated))
+                ended = terminated | truncated
+                # [SAC line 7] one call for the copies' transitions; only `terminated` is
+                # stored as d = 1
+                replay_buffer.store_batch(o, a, r, core.next_states(o2, final_obs, ended),
+                                          terminated)
                 o = o2
 
-                # [SAC line 8]
-                if terminated or truncated or ep_len == max_ep_len:
-                    logger.store(EpRet=ep_ret, EpLen=ep_len)
-                    o, _ = env.reset()
-                    ep_ret, ep_len = 0.0, 0
+                # [SAC line 8] max_ep_len cuts an episode that the env has not ended
+                over = ended | (ep_len == max_ep_len)
+                if over.any():
+                    for i in np.flatnonzero(over):
+                        logger.store(EpRet=ep_ret[i], EpLen=ep_len[i])
+                    cut = np.flatnonzero(over & ~ended)
+                    if len(cut):
+                        o[cut] = envs.reset_copies(cut)
+                    ep_ret[over], ep_len[over] = 0.0, 0
 
-                # [SAC line 9] [SAC line 10] every update_every steps, as many updates as steps
-                if t >= update_after and t % update_every == 0:
+                # [SAC line 9] [SAC line 10] a round for each env step t_env of this batch
+                # step with t_env >= update_after and t_env % update_every == 0
+                for t_env in range(t, t + num_envs):
+                    if t_env < update_after or t_env % update_every != 0:
+                        continue
                     if update_round is not None:   # a GPU: the round replayed as one CUDA graph
                         logger.store(**update_round())
                     else:
-                        for _ in range(update_every):   # [SAC line 11] a new batch each time
+                        for _ in range(n_updates):   # [SAC line 11] a new batch each time
                             logger.store(**update(replay_buffer.sample_batch(batch_size)))
                     run.refresh()
 

@@ -1,0 +1,1 @@
+"""problem_set_4"""
