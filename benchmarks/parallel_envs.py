@@ -120,14 +120,13 @@ def sac_collect(task, n, batches=None):
         return wrapped
 
     total = copies * batches
-    with tempfile.TemporaryDirectory() as out, patched(buffer_cls, "store", store), \
+    with tempfile.TemporaryDirectory() as out, patched(buffer_cls, "store_batch", store), \
             contextlib.redirect_stdout(io.StringIO()):
         sac(env_fn(task, n), num_envs=copies, steps_per_epoch=total, epochs=1, start_steps=0,
             update_after=total - copies, update_every=copies, updates_per_step=1 / copies,
             num_test_episodes=0, max_ep_len=10**6, logger_kwargs=dict(output_dir=out))
-    writes = len(stamps)   # one per batch step (a batched store), or one per env step
-    steps_per_write = total // writes
-    return (writes - 1) * steps_per_write / (stamps[-1] - stamps[0])
+    # one replay write per batch step: num_envs env steps between two writes
+    return (len(stamps) - 1) * copies / (stamps[-1] - stamps[0])
 
 
 def plain_loop_us(task, steps=3000):

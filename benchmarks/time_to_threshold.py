@@ -71,10 +71,13 @@ CASES = {
 }
 LIBS = ["spinup", "spinup_preset", "spinup_batched", "sb3", "tianshou"]
 
-#: algorithm -> its settings on a batched task (``spinup_batched``): the preset's, with
-#: ``num_envs`` copies taking the epoch's steps (docs/benchmarks/parallel.rst).
+#: algorithm -> what ``spinup_batched`` changes in the preset: ``num_envs`` copies of the
+#: batched task share the epoch's steps; everything else (the updates per env step
+#: included) is the preset's (docs/benchmarks/parallel.rst).
 BATCHED = {
-    "ppo": dict(num_envs=16, steps_per_epoch=2048, pi_lr=1e-3),
+    "ppo": dict(num_envs=16, steps_per_epoch=2048),
+    "sac": dict(num_envs=8),
+    "dqn": dict(num_envs=8),
 }
 
 #: Rough seconds per run on one idle core, for --dry-run: the issue's idle measurements
@@ -365,11 +368,11 @@ def run_one(case, lib, seed, budget=None, kwargs=None):
         if lib.startswith("spinup"):
             if kwargs is None:
                 kwargs = {}
-                if lib == "spinup_preset":
+                if lib in ("spinup_preset", "spinup_batched"):
                     from spinup.presets import load_config
                     kwargs = load_config(f"{algo}_{env_id}", algo, flat=False)
-                elif lib == "spinup_batched":
-                    kwargs = BATCHED[algo]
+                if lib == "spinup_batched":
+                    kwargs.update(BATCHED[algo])
             run.batched = lib == "spinup_batched"
             kwargs = {k: v for k, v in kwargs.items() if k != "env_name"}
             _spinup(run, case, seed, kwargs)
