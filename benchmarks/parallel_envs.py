@@ -1,14 +1,15 @@
 """Env steps per second with many env copies at once (issue 55, docs/benchmarks/parallel.rst).
 
-For PPO (every batched task of ``spinup.envs``) and SAC (the two continuous ones), with
+For PPO (every batched task of ``spinup.envs``), SAC (the two continuous ones) and DQN (the
+three discrete ones), with
 ``num_envs`` copies of a batched task (``gym.make_vec('spinup/<Task>', num_envs=N)``) and,
 in the same run, the one-env gymnasium path (``gym.make('<Task>')``, ``num_envs=1``):
 
 * ``collect``: env steps per second while collecting, the update left out. PPO: from the
   first ``store`` of an epoch to its ``get`` (the acting, the env, the buffer, the
-  bootstrap values), the epoch before it left out as warm-up. SAC: from the first to the
-  last replay write of a run whose only update round is after its last write
-  (``start_steps=0``: the policy acts).
+  bootstrap values), the epoch before it left out as warm-up. SAC and DQN: from the first
+  to the last replay write of a run whose only update round is after its last write
+  (``start_steps=0``: the policy acts; DQN epsilon-greedy).
 * ``epoch`` (PPO): env steps per second of whole epochs, update included, with
   ``train_pi_iters = train_v_iters = 1`` (the issue's "whole epochs" figure).
 * ``loop`` (one env): the plain torch loop a careful user writes with PPO's networks
@@ -42,7 +43,7 @@ import numpy as np
 import torch
 
 import spinup.envs  # noqa: F401  (registers the batched tasks)
-from spinup import ppo, sac
+from spinup import dqn, ppo, sac
 from spinup.algos.ppo import core as ppo_core
 from spinup.algos.ppo.ppo import PPOBuffer
 
@@ -105,6 +106,36 @@ def ppo_rates(task, n):
     return collect, epoch
 
 
+def ppo_split(n, epochs=6):
+    """Seconds per epoch of collection and of the update, for PPO with the CartPole preset
+    (``steps_per_epoch=2000, pi_lr=1e-3``) on the gymnasium env (``n`` None) or with ``n``
+    copies of the batched task and ``steps_per_epoch=2048`` (the ``spinup_batched``
+    settings of benchmarks/time_to_threshold.py). The first epoch is left out."""
+    copies, steps = (1, 2000) if n is None else (n, 2048)
+    starts, gets = [], []
+
+    def store(original):
+        def wrapped(self, *args):
+            if self.ptr == 0:
+                starts.append(time.perf_counter())
+            return original(self, *args)
+        return wrapped
+
+    def get(original):
+        def wrapped(self):
+            gets.append(time.perf_counter())
+            return original(self)
+        return wrapped
+
+    with tempfile.TemporaryDirectory() as out, patched(PPOBuffer, "store", store), \
+            patched(PPOBuffer, "get", get), contextlib.redirect_stdout(io.StringIO()):
+        ppo(env_fn("CartPole-v1", n), num_envs=copies, steps_per_epoch=steps, epochs=epochs,
+            pi_lr=1e-3, logger_kwargs=dict(output_dir=out))
+    collect = [g - s for s, g in zip(starts[1:], gets[1:])]
+    update = [s - g for g, s in zip(gets[1:], starts[2:])]   # get to the next epoch's store
+    return statistics.median(collect), statistics.median(update)
+
+
 def sac_collect(task, n, batches=None):
     """Env steps/s of SAC's collection on ``task`` (policy acting, batched replay writes)."""
     copies = n or 1
@@ -126,6 +157,30 @@ def sac_collect(task, n, batches=None):
             update_after=total - copies, update_every=copies, updates_per_step=1 / copies,
             num_test_episodes=0, max_ep_len=10**6, logger_kwargs=dict(output_dir=out))
     # one replay write per batch step: num_envs env steps between two writes
+    return (len(stamps) - 1) * copies / (stamps[-1] - stamps[0])
+
+
+def dqn_collect(task, n, batches=None):
+    """Env steps/s of DQN's collection on ``task`` (epsilon-greedy acting from the start,
+    batched replay writes), measured like :func:`sac_collect`."""
+    copies = n or 1
+    batches = batches or max(16, min(2000, 32768 // copies))
+    stamps = []
+    from spinup.algos.dqn import dqn as dqn_module
+
+    def store(original):
+        def wrapped(self, *args, **kw):
+            stamps.append(time.perf_counter())
+            return original(self, *args, **kw)
+        return wrapped
+
+    total = copies * batches
+    with tempfile.TemporaryDirectory() as out, \
+            patched(dqn_module.ReplayBuffer, "store_batch", store), \
+            contextlib.redirect_stdout(io.StringIO()):
+        dqn(env_fn(task, n), num_envs=copies, steps_per_epoch=total, epochs=1, start_steps=0,
+            update_after=total - copies, update_every=copies, num_test_episodes=0,
+            max_ep_len=10**6, logger_kwargs=dict(output_dir=out))
     return (len(stamps) - 1) * copies / (stamps[-1] - stamps[0])
 
 
@@ -171,14 +226,26 @@ def machine():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--algos", nargs="+", default=["ppo", "sac"])
+    parser.add_argument("--algos", nargs="+", default=["ppo", "sac", "dqn"])
     parser.add_argument("--tasks", nargs="+", default=TASKS)
     parser.add_argument("--sizes", nargs="+", type=int, default=SIZES)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--split", type=int, nargs="*", metavar="N",
+                        help="instead: PPO's CartPole preset, seconds per epoch collecting "
+                             "and updating, one env and N copies (e.g. --split 16 256)")
     parser.add_argument("--out", help="write the raw and median results here (JSON)")
     args = parser.parse_args()
     torch.set_num_threads(1)
 
+    if args.split is not None:
+        sizes, raw = [None] + args.split, {}
+        for rep in range(args.repeats):
+            for n in random.Random(rep).sample(sizes, len(sizes)):
+                value = dict(zip(("collect_s", "update_s"), ppo_split(n)))
+                raw.setdefault(f"ppo_split|CartPole-v1|{'gym' if n is None else n}",
+                               []).append(value)
+                print(rep, n, value, flush=True)
+        return _report(raw, machine(), args)
     jobs = []
     for task in args.tasks:
         sizes = [None] + args.sizes   # None: the gymnasium env, one copy
@@ -186,6 +253,8 @@ def main():
             jobs += [("ppo", task, n) for n in sizes] + [("loop", task, None)]
         if "sac" in args.algos and task in CONTINUOUS:
             jobs += [("sac", task, n) for n in sizes if n is None or n <= 4096]
+        if "dqn" in args.algos and task not in CONTINUOUS:
+            jobs += [("dqn", task, n) for n in sizes if n is None or n <= 4096]
     raw = {}
     order = random.Random(0)
     info = machine()
@@ -194,18 +263,23 @@ def main():
         for algo, task, n in jobs:
             if algo == "ppo":
                 value = dict(zip(("collect", "epoch"), ppo_rates(task, n)))
-            elif algo == "sac":
-                value = dict(collect=sac_collect(task, n))
+            elif algo in ("sac", "dqn"):
+                value = dict(collect=(sac_collect if algo == "sac" else dqn_collect)(task, n))
             else:
                 value = dict(loop_us=plain_loop_us(task))
             key = f"{algo}|{task}|{'gym' if n is None else n}"
             raw.setdefault(key, []).append(value)
             print(rep, key, {k: round(v, 1) for k, v in value.items()}, flush=True)
+    _report(raw, info, args)
+
+
+def _report(raw, info, args):
+    """Print the medians and write everything to ``args.out``."""
     medians = {key: {k: statistics.median(v[k] for v in values) for k in values[0]}
                for key, values in raw.items()}
-    print("\nmedians (env steps/s; loop: microseconds per step)")
+    print("\nmedians (env steps/s; loop: microseconds per step; split: seconds per epoch)")
     for key in sorted(medians):
-        print(f"  {key:45s} " + "  ".join(f"{k} {v:12.1f}" for k, v in medians[key].items()))
+        print(f"  {key:45s} " + "  ".join(f"{k} {v:12.5g}" for k, v in medians[key].items()))
     info["load_after"] = os.getloadavg()[0]
     if args.out:
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)

@@ -471,11 +471,14 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
         ``uniform`` or with probability ``eps``, else the greedy ``argmax_a Q(o, a)``,
         all rows in one call of ``act`` (which runs without grad)."""
         explore = np.ones(len(o), dtype=bool) if uniform else np.random.rand(len(o)) < eps
+
+        def uniform_actions(k):   # k draws in one call, the numbers of k sample() calls
+            return action_space.start + action_space.np_random.integers(action_space.n, size=k)
         if explore.all():
-            return np.array([action_space.sample() for _ in range(len(o))])
+            return uniform_actions(len(o))
         a = actor.act(torch.as_tensor(o, dtype=torch.float32))
-        for i in np.flatnonzero(explore):
-            a[i] = action_space.sample()
+        if explore.any():
+            a[explore] = uniform_actions(int(explore.sum()))
         return a
 
     def run_test_episodes():
