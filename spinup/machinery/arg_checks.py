@@ -472,8 +472,14 @@ def _updates_words(name, ctx):
 
 #: ``updates_per_step``: a ratio of updates to env steps that gives a round of
 #: ``update_every`` env steps at least one update.
-updates_ratio = Rule(_updates_words, is_number, lambda v, ctx: v > 0 and round(
-    _int_or(ctx.config.get("update_every"), 1) * v) >= 1, late=True)
+def _gives_updates(value, ctx):
+    every = ctx.config.get("update_every")
+    if not (is_int(every) and every >= 1):
+        return value > 0   # update_every's own rule speaks
+    return value > 0 and round(every * value) >= 1
+
+
+updates_ratio = Rule(_updates_words, is_number, _gives_updates, late=True)
 
 #: Off-policy algorithms: an epoch is whole batch steps of the ``num_envs`` copies, and
 #: ``updates_per_step`` gradient steps are taken per env step.

@@ -229,7 +229,8 @@ def test_steps_per_epoch_must_be_a_multiple_of_num_envs(name, tmp_path):
 # ---- Resume ----
 
 @pytest.mark.parametrize("name, batched_task", [
-    ("sac", False), ("td3", True), ("dqn", False), ("dqn", True)])
+    ("sac", False), ("sac", True), ("td3", True), ("ddpg", True), ("dqn", False),
+    ("dqn", True)])
 def test_resume_with_four_envs_is_exact(name, batched_task, tmp_path):
     """Stopped after epoch 2 and resumed: the same progress.txt as a straight run, with
     four gymnasium envs (each restored from its checkpointed state) or a batched task."""
