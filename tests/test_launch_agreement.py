@@ -153,9 +153,12 @@ def test_closed_output_names_resume_only_when_a_checkpoint_was_kept(tmp_path):
 def _ctrl_c(data_dir, ready, **flags):
     """Start the CLI, send it SIGINT once ``ready(run_dir)``; return the CompletedProcess."""
     run_dir = data_dir / "x" / "x_s0"
+    # SIGINT as in a terminal, even when the suite itself runs as a script's background job
+    # (which starts with SIGINT ignored, and its children with it)
     proc = subprocess.Popen([sys.executable, "-m", "spinup.run", *cli_args(data_dir, **flags)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=ROOT, env=env_one_thread(), start_new_session=True)
+                            cwd=ROOT, env=env_one_thread(), start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.time() + 300
         while time.time() < deadline and not ready(run_dir) and proc.poll() is None:

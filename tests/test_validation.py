@@ -224,7 +224,8 @@ OVERRIDES = {("vpg", "steps_per_epoch"), ("trpo", "steps_per_epoch"), ("ppo", "s
              ("a2c", "steps_per_epoch"), ("vpg", "train_v_iters"), ("ppo", "train_v_iters"),
              # whole batch steps of num_envs copies (issue 55)
              ("ddpg", "steps_per_epoch"), ("td3", "steps_per_epoch"), ("sac", "steps_per_epoch"),
-             ("dqn", "steps_per_epoch")}
+             ("dqn", "steps_per_epoch"), ("ddpg", "replay_size"), ("td3", "replay_size"),
+             ("sac", "replay_size"), ("dqn", "replay_size")}
 
 
 @pytest.mark.parametrize("name", ["vpg", "trpo", "ppo", "a2c", "a3c", "ddpg", "td3", "sac", "dqn"])

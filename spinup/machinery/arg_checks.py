@@ -481,10 +481,16 @@ def _gives_updates(value, ctx):
 
 updates_ratio = Rule(_updates_words, is_number, _gives_updates, late=True)
 
+#: ``replay_size``: an int >= 1 that holds at least one batch step of ``num_envs`` copies.
+replay_holds_a_batch = Rule(
+    lambda name, ctx: f"an int >= num_envs ({ctx.config.get('num_envs')!r}): one batch "
+                      "step of every copy must fit in the buffer", is_int,
+    lambda v, ctx: v >= max(1, _int_or(ctx.config.get("num_envs"), 1)), late=True)
+
 #: Off-policy algorithms: an epoch is whole batch steps of the ``num_envs`` copies, and
 #: ``updates_per_step`` gradient steps are taken per env step.
 OFF_POLICY = dict(BASIC_RULES, steps_per_epoch=steps_over_procs("num_envs"),
-                  updates_per_step=updates_ratio)
+                  updates_per_step=updates_ratio, replay_size=replay_holds_a_batch)
 
 VPG = dict(BASIC_RULES, steps_per_epoch=steps_over_procs("num_envs"), gamma=unit_interval,
            pi_lr=positive, vf_lr=positive, train_v_iters=positive_int,

@@ -296,3 +296,12 @@ def test_a_batched_task_without_a_single_env_is_refused_before_anything_is_writt
         algo_fn("sac")(lambda: gym.make_vec("spinup/Reach-v0", num_envs=4), num_envs=4,
                        logger_kwargs=dict(output_dir=str(out)), **SMALL)
     assert not out.exists()
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_a_replay_smaller_than_one_batch_step_is_refused(name, tmp_path):
+    out = tmp_path / "out"
+    with pytest.raises(ValueError, match=r"replay_size=4 is not allowed: an int >= num_envs \(8\)"):
+        algo_fn(name)(batched(TASKS[name], 8), num_envs=8, replay_size=4,
+                      logger_kwargs=dict(output_dir=str(out)), **SMALL)
+    assert not out.exists()
