@@ -75,10 +75,10 @@ def patched(cls, name, wrapper):
         setattr(cls, name, original)
 
 
-def ppo_rates(task, n):
-    """``(collect, epoch)`` env steps/s of PPO on ``task``; ``n`` copies of the batched
-    task, or the gymnasium env for None. Three epochs; the first is warm-up."""
-    copies, rows = (n or 1), rows_for(n or 1)
+@contextlib.contextmanager
+def epoch_marks():
+    """Within the block, ``(starts, gets)``: the times of each PPO epoch's first
+    ``PPOBuffer.store`` and of its ``get`` (the end of its collection)."""
     starts, gets = [], []
 
     def store(original):
@@ -94,8 +94,16 @@ def ppo_rates(task, n):
             return original(self)
         return wrapped
 
-    with tempfile.TemporaryDirectory() as out, patched(PPOBuffer, "store", store), \
-            patched(PPOBuffer, "get", get), contextlib.redirect_stdout(io.StringIO()):
+    with patched(PPOBuffer, "store", store), patched(PPOBuffer, "get", get):
+        yield starts, gets
+
+
+def ppo_rates(task, n):
+    """``(collect, epoch)`` env steps/s of PPO on ``task``; ``n`` copies of the batched
+    task, or the gymnasium env for None. Three epochs; the first is warm-up."""
+    copies, rows = (n or 1), rows_for(n or 1)
+    with tempfile.TemporaryDirectory() as out, epoch_marks() as (starts, gets), \
+            contextlib.redirect_stdout(io.StringIO()):
         ppo(env_fn(task, n), num_envs=copies, steps_per_epoch=copies * rows, epochs=3,
             train_pi_iters=1, train_v_iters=1, max_ep_len=10**6,
             logger_kwargs=dict(output_dir=out))
@@ -112,23 +120,8 @@ def ppo_split(n, epochs=6):
     copies of the batched task and ``steps_per_epoch=2048`` (the ``spinup_batched``
     settings of benchmarks/time_to_threshold.py). The first epoch is left out."""
     copies, steps = (1, 2000) if n is None else (n, 2048)
-    starts, gets = [], []
-
-    def store(original):
-        def wrapped(self, *args):
-            if self.ptr == 0:
-                starts.append(time.perf_counter())
-            return original(self, *args)
-        return wrapped
-
-    def get(original):
-        def wrapped(self):
-            gets.append(time.perf_counter())
-            return original(self)
-        return wrapped
-
-    with tempfile.TemporaryDirectory() as out, patched(PPOBuffer, "store", store), \
-            patched(PPOBuffer, "get", get), contextlib.redirect_stdout(io.StringIO()):
+    with tempfile.TemporaryDirectory() as out, epoch_marks() as (starts, gets), \
+            contextlib.redirect_stdout(io.StringIO()):
         ppo(env_fn("CartPole-v1", n), num_envs=copies, steps_per_epoch=steps, epochs=epochs,
             pi_lr=1e-3, logger_kwargs=dict(output_dir=out))
     collect = [g - s for s, g in zip(starts[1:], gets[1:])]
@@ -136,13 +129,11 @@ def ppo_split(n, epochs=6):
     return statistics.median(collect), statistics.median(update)
 
 
-def sac_collect(task, n, batches=None):
-    """Env steps/s of SAC's collection on ``task`` (policy acting, batched replay writes)."""
-    copies = n or 1
-    batches = batches or max(16, min(2000, 32768 // copies))
+@contextlib.contextmanager
+def write_marks(buffer_cls):
+    """Within the block, the times of every ``buffer_cls.store_batch`` call (one replay
+    write per batch step)."""
     stamps = []
-    from spinup.algos.sac import sac as sac_module
-    buffer_cls = sac_module.ReplayBuffer
 
     def store(original):
         def wrapped(self, *args, **kw):
@@ -150,8 +141,17 @@ def sac_collect(task, n, batches=None):
             return original(self, *args, **kw)
         return wrapped
 
+    with patched(buffer_cls, "store_batch", store):
+        yield stamps
+
+
+def sac_collect(task, n, batches=None):
+    """Env steps/s of SAC's collection on ``task`` (policy acting, batched replay writes)."""
+    copies = n or 1
+    batches = batches or max(16, min(2000, 32768 // copies))
+    from spinup.algos.sac import sac as sac_module
     total = copies * batches
-    with tempfile.TemporaryDirectory() as out, patched(buffer_cls, "store_batch", store), \
+    with tempfile.TemporaryDirectory() as out, write_marks(sac_module.ReplayBuffer) as stamps, \
             contextlib.redirect_stdout(io.StringIO()):
         sac(env_fn(task, n), num_envs=copies, steps_per_epoch=total, epochs=1, start_steps=0,
             update_after=total - copies, update_every=copies, updates_per_step=1 / copies,
@@ -165,18 +165,9 @@ def dqn_collect(task, n, batches=None):
     batched replay writes), measured like :func:`sac_collect`."""
     copies = n or 1
     batches = batches or max(16, min(2000, 32768 // copies))
-    stamps = []
     from spinup.algos.dqn import dqn as dqn_module
-
-    def store(original):
-        def wrapped(self, *args, **kw):
-            stamps.append(time.perf_counter())
-            return original(self, *args, **kw)
-        return wrapped
-
     total = copies * batches
-    with tempfile.TemporaryDirectory() as out, \
-            patched(dqn_module.ReplayBuffer, "store_batch", store), \
+    with tempfile.TemporaryDirectory() as out, write_marks(dqn_module.ReplayBuffer) as stamps, \
             contextlib.redirect_stdout(io.StringIO()):
         dqn(env_fn(task, n), num_envs=copies, steps_per_epoch=total, epochs=1, start_steps=0,
             update_after=total - copies, update_every=copies, num_test_episodes=0,
