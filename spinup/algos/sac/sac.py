@@ -457,9 +457,8 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
                 # [SAC line 9] [SAC line 10] a round for each env step t_env of this batch
                 # step with t_env >= update_after and t_env % update_every == 0
-                for t_env in range(t, t + num_envs):
-                    if t_env < update_after or t_env % update_every != 0:
-                        continue
+                first = max(t, update_after)   # the first such t_env: a multiple, rounded up
+                for t_env in range(first + -first % update_every, t + num_envs, update_every):
                     if update_round is not None:   # a GPU: the round replayed as one CUDA graph
                         logger.store(**update_round())
                     else:

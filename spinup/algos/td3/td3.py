@@ -429,9 +429,8 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
 
                 # [TD3 line 9] [TD3 line 10] a round of n_updates Q steps for each env step
                 # t_env of this batch step with t_env >= update_after, t_env % update_every == 0
-                for t_env in range(t, t + num_envs):
-                    if t_env < update_after or t_env % update_every != 0:
-                        continue
+                first = max(t, update_after)   # the first such t_env: a multiple, rounded up
+                for t_env in range(first + -first % update_every, t + num_envs, update_every):
                     if update_round is not None:   # a GPU: the round replayed as one CUDA graph
                         logger.store(**update_round(q_updates))
                     else:
