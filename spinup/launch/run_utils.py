@@ -29,7 +29,7 @@ _GridParam = collections.namedtuple("_GridParam", "key vals shorthand in_name")
 
 
 def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False, overwrite=False,
-                        tensorboard=False, verbose=False):
+                        tensorboard=False, verbose=False, track=None):
     """Choose a run's output directory and return it as ``logger_kwargs``.
 
     The directory is, under ``data_dir``:
@@ -51,6 +51,8 @@ def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False, ove
         overwrite (bool): let the run replace an earlier one there (else ``FileExistsError``).
         tensorboard (bool): also write TensorBoard event files.
         verbose (bool): print the full table every epoch, not a progress line.
+        track (str or dict): also send the rows to ``'wandb'`` or ``'mlflow'``
+            (:mod:`spinup.machinery.tracking`).
 
     Raises:
         LaunchError: (a ``ValueError``) ``exp_name`` is empty, ``.``/``..``, holds a
@@ -58,7 +60,8 @@ def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False, ove
 
     Returns:
         dict: ``{'output_dir': ..., 'exp_name': exp_name}`` plus ``overwrite``,
-        ``tensorboard`` and ``verbose`` (``True``) when set: an algorithm's ``logger_kwargs``.
+        ``tensorboard`` and ``verbose`` (``True``) and ``track`` when set: an algorithm's
+        ``logger_kwargs``.
     """
     try:
         data_dir = check_data_dir(data_dir, DEFAULT_DATA_DIR)
@@ -75,12 +78,13 @@ def setup_logger_kwargs(exp_name, seed=None, data_dir=None, datestamp=False, ove
     options = dict(overwrite=overwrite, tensorboard=tensorboard, verbose=verbose)
     # Each option only when set, so that config.json stays as it was otherwise.
     return dict(output_dir=osp.join(*path), exp_name=exp_name,
-                **{option: True for option, value in options.items() if value})
+                **{option: True for option, value in options.items() if value},
+                **({"track": track} if track else {}))
 
 
 def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp=False,
                     overwrite=False, oversubscribe=False, tensorboard=False, verbose=False,
-                    **kwargs):
+                    track=None, **kwargs):
     """Run ``thunk(seed=seed, logger_kwargs=..., **kwargs)`` in a fresh Python process.
 
     The subprocess shares no state with earlier runs, and with ``num_cpu > 1`` is an MPI job.
@@ -98,6 +102,7 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
         oversubscribe (bool): allow ``num_cpu`` above the number of cores.
         tensorboard, verbose (bool): see :func:`setup_logger_kwargs` (without ``verbose``
             the arguments are printed on one line).
+        track (str or dict): see :func:`setup_logger_kwargs`.
         **kwargs: the other arguments of ``thunk``.
 
     Returns:
@@ -110,10 +115,18 @@ def call_experiment(exp_name, thunk, seed=0, num_cpu=1, data_dir=None, datestamp
             stopped; see :mod:`spinup.launch.grid_launch`.
     """
     kwargs["seed"] = seed
+    track = _checked_track(track)
     logger_kwargs = kwargs.get("logger_kwargs") or setup_logger_kwargs(
-        exp_name, seed, data_dir, datestamp, overwrite, tensorboard, verbose)
+        exp_name, seed, data_dir, datestamp, overwrite, tensorboard, verbose, track)
     check_before_launch([logger_kwargs], num_cpu, oversubscribe)
     return _call_checked(exp_name, thunk, kwargs, logger_kwargs, num_cpu, oversubscribe, verbose)
+
+
+def _checked_track(track):
+    """``track`` checked (:func:`~spinup.machinery.tracking.track_options`) before anything
+    runs: a dict, or None. Raises ValueError or ImportError (one line)."""
+    from spinup.machinery.tracking import track_options
+    return track_options(track, "track")
 
 
 def _call_checked(exp_name, thunk, kwargs, logger_kwargs, num_cpu, oversubscribe, verbose):
@@ -350,7 +363,7 @@ class ExperimentGrid:
 
     def run(self, thunk, num_cpu=1, data_dir=None, datestamp=False, overwrite=False,
             oversubscribe=False, tensorboard=False, verbose=False, jobs=None, resume=False,
-            launcher=None, ray_address=None):
+            launcher=None, ray_address=None, track=None):
         """Run every variant with :func:`call_experiment`, one after another (with ``jobs``,
         ``resume`` or ``launcher``: :func:`~spinup.launch.grid_launch.run_grid`), after checking
         every variant's directory (:func:`check_before_launch`).
@@ -367,6 +380,9 @@ class ExperimentGrid:
             launcher (str): ``'ray'`` (each variant a task of ``num_cpu`` CPUs on a
                 Ray cluster) or ``'local'`` (the default).
             ray_address (str): the Ray cluster; ``None`` starts one on this machine.
+            track (str or dict): send each run's rows to ``'wandb'`` or ``'mlflow'``
+                (:mod:`spinup.machinery.tracking`); the variants of a grid of several are
+                grouped (W&B group, MLflow parent run), named after the grid.
 
         Returns:
             list of str: the output directory of each variant.
@@ -385,14 +401,18 @@ class ExperimentGrid:
             self.check(thunk, num_cpu, oversubscribe, launcher, jobs=jobs,
                        ray_address=ray_address)
         names = [self.variant_name(v) for v in variants]
+        track = _checked_track(track)
+        if track is not None and len(variants) > 1:
+            from spinup.machinery.tracking import grid_parent
+            track = grid_parent(track, self.name)
         if jobs is not None or resume or launcher is not None or ray_address is not None:
             runs = plan_runs(thunk, variants, names, data_dir, datestamp, overwrite,
-                             tensorboard, verbose, resume, num_cpu)
+                             tensorboard, verbose, resume, num_cpu, track)
             return run_grid(runs, num_cpu, oversubscribe, 1 if jobs is None else jobs,
                             launcher or "local", ray_address, self.print)
         # Every run's directory, before the first starts (the core count is checked above).
         logger_kwargs = [v.get("logger_kwargs") or setup_logger_kwargs(
-            name, v.get("seed", 0), data_dir, datestamp, overwrite, tensorboard, verbose)
+            name, v.get("seed", 0), data_dir, datestamp, overwrite, tensorboard, verbose, track)
             for name, v in zip(names, variants)]
         check_dirs(logger_kwargs)
         if verbose or len(variants) > 1:
@@ -450,7 +470,7 @@ def _epochs_of(fn, kwargs):
 
 
 def plan_runs(thunk, variants, names, data_dir=None, datestamp=False, overwrite=False,
-              tensorboard=False, verbose=False, resume=False, num_cpu=1):
+              tensorboard=False, verbose=False, resume=False, num_cpu=1, track=None):
     """The runs of a grid: each variant's function, keyword arguments and directory.
 
     Args:
@@ -478,7 +498,7 @@ def plan_runs(thunk, variants, names, data_dir=None, datestamp=False, overwrite=
         fn = kwargs.pop(thunk) if isinstance(thunk, str) else thunk
         kwargs["seed"] = kwargs.get("seed", 0)
         logger_kwargs = kwargs.get("logger_kwargs") or setup_logger_kwargs(
-            name, kwargs["seed"], data_dir, datestamp, overwrite, tensorboard, verbose)
+            name, kwargs["seed"], data_dir, datestamp, overwrite, tensorboard, verbose, track)
         kwargs["logger_kwargs"] = dict(logger_kwargs)
         output_dir = logger_kwargs["output_dir"]
         runs.append(_Run(osp.basename(osp.normpath(output_dir)), fn, kwargs, output_dir,

@@ -83,7 +83,7 @@ class Run:
             self.env = self.envs.envs[0]
             self.test_env = env_fn() if test_env else None
         self.label = env_label(self.name, self.env)   # names the env in data errors
-        self.placed = self.ckpt = self.run_dir = None
+        self.placed = self.ckpt = self.run_dir = self.logger = None
         self.device, self.saved, self._threads = None, {}, torch_threads(RUN_THREADS)
 
     def __enter__(self):
@@ -97,6 +97,8 @@ class Run:
         ``step()`` gets one line naming the epoch and step before it propagates."""
         if isinstance(error, Exception):   # not Ctrl-C: a KeyboardInterrupt is no env error
             report_env_step_error(self.name, error)
+        if hasattr(self.logger, "close"):   # the end of training: a tracked run is ended
+            self.logger.close(failed=error is not None)
         for env in (self.envs, self.test_env):
             if env is not None:
                 env.close()
@@ -127,6 +129,7 @@ class Run:
         ``test_env``)."""
         envs = (self.envs if isinstance(self.envs, BatchedTask) else self.envs.envs
                 if "num_envs" in self.config else self.env)
+        self.logger = logger
         self.ckpt = Checkpoint(self.name, logger, env=envs if env else None, placed=self.placed,
                                nets=nets, replay=replay, test_env=test_env or self.test_env)
         logger_kwargs = self.config.get("logger_kwargs") or {}

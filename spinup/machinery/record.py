@@ -12,6 +12,7 @@ from spinup.machinery.provenance import provenance, write_provenance
 from spinup.machinery.run_dir import (LaunchError, _clear_run, _held_locks, _lock_path,
                                       decide_start, lock_run_dir, read_run_config)
 from spinup.machinery.serialization_utils import config_text, write_text_atomically
+from spinup.machinery.tracking import Tracker, record_episode, track_options
 from spinup.utils.mpi_tools import num_procs
 
 
@@ -35,13 +36,16 @@ class RunRecord:
         resume (bool): continue the run there (its table is appended to).
         overwrite (bool): replace an earlier run there.
         tensorboard (bool): also write rows to ``output_dir/tb/``.
+        track (str, dict or None): also send rows to an experiment tracker
+            (:func:`~spinup.machinery.tracking.track_options`).
 
     Raises:
         FileNotFoundError, FileExistsError, RunInProgressError: as
             :class:`~spinup.utils.logx.Logger` documents; nothing is written then.
+        TrackingError, ImportError: ``track`` cannot work; nothing is written then.
     """
 
-    def __init__(self, output_dir, output_fname, resume, overwrite, tensorboard):
+    def __init__(self, output_dir, output_fname, resume, overwrite, tensorboard, track=None):
         self.resuming = bool(resume)
         self.output_dir = output_dir or f"/tmp/experiments/{int(time.time())}"
         self.table_path = osp.join(self.output_dir, output_fname)
@@ -50,6 +54,7 @@ class RunRecord:
         self._pace = self._rates = self._first_epoch = None
         self._start, self._tb_rows = time.time(), 0
         writer_class = tensorboard_writer_class() if tensorboard else None
+        track = track_options(track, "logger_kwargs['track']")
         # Claim an existing directory before deciding what to do with it (a live run there
         # comes first, and two --overwrite runs cannot both clear it); the claim is dropped
         # again if the run is refused.
@@ -84,6 +89,10 @@ class RunRecord:
         if writer_class is not None:
             self._tb_writer = writer_class(log_dir=osp.join(self.output_dir, "tb"))
             atexit.register(self._tb_writer.close)
+        self.tracker = None
+        if track is not None:
+            self.tracker = Tracker(track, self.output_dir, self.resuming)
+            atexit.register(self.tracker.finish)   # a script that never calls close()
         print(colorize(f"Logging data to {self.table_path}", "green", bold=True))
 
     def keep_rows(self, epochs, table=None):
@@ -124,6 +133,8 @@ class RunRecord:
         files: its provenance and new ``epochs`` are recorded with its first new row."""
         self._provenance = provenance(device=device_label(config, num_procs()),
                                       processes=config.get("num_workers") or num_procs())
+        if self.tracker is not None:
+            self.tracker.config(as_json, self._provenance)
         if self.resuming:
             self._resumed_epochs = as_json.get("epochs")
             return
@@ -154,6 +165,18 @@ class RunRecord:
                     self._tb_writer.add_scalar(key, val, global_step=int(step))
             self._tb_writer.flush()
             self._tb_rows += 1
+        if self.tracker is not None:
+            self.tracker.log_row(headers, row)
+
+    def close(self, failed=False):
+        """The end of training: with ``track=dict(video=True)`` (and training not
+        ``failed``) record one episode of the saved policy and send it, then end the
+        tracked run. Nothing more is sent after."""
+        if self.tracker is None or self.tracker.failed:
+            return
+        if self.tracker.options.get("video") and not failed:
+            self.tracker.log_videos(record_episode(self.output_dir))
+        self.tracker.finish(failed)
 
     def _record_resumed_epochs(self):
         """Write a resume's new ``epochs`` (``--resume DIR --epochs N``) into config.json."""

@@ -289,9 +289,9 @@ def _clear_run(output_dir, table_name):
     run; an ``output.log`` that is this process's stdout (opened for the new run) stays."""
     for name in os.listdir(output_dir):
         path = osp.join(output_dir, name)
-        if name in ("pyt_save", "tb") and osp.isdir(path):
+        if name in ("pyt_save", "tb", "wandb", "videos") and osp.isdir(path):
             shutil.rmtree(path)
-        elif (name in (table_name, "config.json", PROVENANCE_NAME)
+        elif (name in (table_name, "config.json", PROVENANCE_NAME, "tracking.json")
               or re.fullmatch(r"vars\d*\.json", name)
               or (name == "output.log" and not osp.samestat(os.stat(path), os.fstat(1)))):
             os.remove(path)

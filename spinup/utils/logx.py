@@ -33,7 +33,7 @@ class Logger:
     """
 
     def __init__(self, output_dir=None, output_fname="progress.txt", exp_name=None,
-                 overwrite=False, tensorboard=False, verbose=False, resume=False):
+                 overwrite=False, tensorboard=False, verbose=False, resume=False, track=None):
         """Create the output directory and open the table file (on rank 0); nothing is
         written when it raises.
 
@@ -52,13 +52,17 @@ class Logger:
             resume (bool): continue the run in ``output_dir``: append to the table (then
                 :meth:`keep_rows`), keep ``config.json`` (its ``epochs`` updated at the first
                 new row if the resume trains further).
+            track (str or dict): also send each row, the configuration and provenance to
+                ``'wandb'`` or ``'mlflow'`` (a dict sets more, see
+                :mod:`spinup.machinery.tracking`); a resume continues the same tracked run.
 
         Raises:
             FileNotFoundError: ``resume`` is set and there is no table to continue.
             FileExistsError: the table exists and ``overwrite`` is False; or
                 (:class:`~spinup.machinery.run_dir.RunInProgressError`) another live process
                 writes to ``output_dir``.
-            ImportError: ``tensorboard`` is True and the package is missing.
+            ImportError: ``tensorboard`` or ``track`` is set and its package is missing.
+            ValueError: ``track`` names no tracker or an unknown option.
         """
         self.exp_name, self.verbose, self.resuming = exp_name, verbose, bool(resume)
         self.log_headers, self.log_current_row, self.first_row = [], {}, True
@@ -67,7 +71,8 @@ class Logger:
         self._saved_module, self._saved_kwargs = None, {}  # set by setup_pytorch_saver
         self._warned = set()  # keys of warn_once
         if proc_id() == 0:   # claims the directory and opens the table (RunRecord)
-            self.record = RunRecord(output_dir, output_fname, resume, overwrite, tensorboard)
+            self.record = RunRecord(output_dir, output_fname, resume, overwrite, tensorboard,
+                                    track)
             self.output_dir = self.record.output_dir
 
     @property
@@ -86,6 +91,12 @@ class Logger:
             return
         self.log_headers = self.record.keep_rows(epochs, table)
         self.first_row = not self.log_headers
+
+    def close(self, failed=False):
+        """The end of training (the algorithm's ``with run:`` block calls it): ends the
+        tracked run, if any, marked failed when training raised."""
+        if self.record is not None:
+            self.record.close(failed)
 
     def log(self, msg, color="green"):
         """Print ``msg`` in colour, on rank 0 only."""
