@@ -24,14 +24,20 @@ MPI_ALGOS = {"vpg", "trpo", "npg", "ppo", "a2c"}
 
 #: Flags for :meth:`ExperimentGrid.run` rather than the algorithm; one value each.
 RUN_KEYS = ["num_cpu", "data_dir", "datestamp", "overwrite", "oversubscribe",
-            "tensorboard", "verbose", "jobs", "resume", "launcher", "ray_address"]
+            "tensorboard", "verbose", "jobs", "resume", "launcher", "ray_address",
+            "track", "track_project", "track_entity", "track_uri", "track_mode", "track_video"]
+
+#: The tracking flags after ``--track``: each is an option of the ``track`` dict
+#: (:mod:`spinup.machinery.tracking`), ``--track_project P`` its ``project``.
+TRACK_FLAGS = ("track_project", "track_entity", "track_uri", "track_mode", "track_video")
 
 #: Short flags and the full keys they stand for.
 SUBSTITUTIONS = {"env": "env_name", "hid": "ac_kwargs:hidden_sizes",
                  "act": "ac_kwargs:activation", "cpu": "num_cpu", "dt": "datestamp"}
 
 #: Flags whose values are never imported as dotted names (they are paths or ids).
-PLAIN_STRING_KEYS = {"env_name", "exp_name", "data_dir", "ray_address", "launcher"}
+PLAIN_STRING_KEYS = {"env_name", "exp_name", "data_dir", "ray_address", "launcher", "track",
+                     "track_project", "track_entity", "track_uri", "track_mode"}
 
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
 _WITH_SHORTHAND = re.compile(r"(.+)\[(.+)\]")
@@ -67,13 +73,18 @@ def _usage():
           --config FILE|PRESET   keyword arguments from a JSON file (a run's config.json)
                                  or a preset (e.g. ppo_CartPole-v1); flags override it
           --resume DIR [--epochs N]  continue the run in DIR from its last checkpoint
-                                 (--tensorboard, --verbose may be added)
+                                 (--tensorboard, --verbose, --track may be added)
           --jobs N|auto          run up to N variants of the grid at once (auto: cores
                                  // --cpu); each one's output goes to its output.log
           --resume               (no DIR) rerun a grid command: skip finished runs,
                                  resume checkpointed ones, start the rest
           --launcher ray [--ray_address ADDR]  run the variants as tasks on a Ray
                                  cluster (a local one without ADDR); pip install ray
+          --track wandb|mlflow   also send each row, the config and provenance to Weights &
+                                 Biases (offline unless --track_mode online) or MLflow;
+                                 pip install "spinup[track]". With --track_project P,
+                                 --track_entity E (W&B), --track_uri URI (MLflow),
+                                 --track_video (record and log an episode at the end)
         Several values for one flag launch one experiment per combination, e.g.
           python -m spinup.run ppo --env CartPole-v1 --clip_ratio 0.1 0.2 --seed 0 10 20
         """)
@@ -271,13 +282,37 @@ def _set_nested(call, key, value):
     call[head] = value
 
 
+def _gather_track(cmd, run_kwargs):
+    """Replace ``--track`` and the :data:`TRACK_FLAGS` in ``run_kwargs`` by one checked
+    ``track`` dict (CLIError: a tracking flag without ``--track``, a bad value, or the
+    tracker's package missing)."""
+    from spinup.machinery.tracking import TrackingError, track_options
+    given = {flag: run_kwargs.pop(flag) for flag in TRACK_FLAGS if flag in run_kwargs}
+    to = run_kwargs.pop("track", None)
+    if to is None:
+        if given:
+            raise CLIError(f"{cmd}: --{next(iter(given))} needs --track wandb|mlflow")
+        return
+    if "track_video" in given and not isinstance(given["track_video"], bool):
+        raise CLIError(f"{cmd}: --track_video is a switch: give it alone (or True/False)")
+    options = dict(to=str(to), **{flag[len("track_"):]: value for flag, value in given.items()})
+    try:
+        run_kwargs["track"] = track_options(options, "--track")
+    except (TrackingError, ImportError) as e:
+        message = str(e).replace("--track: 'project'", "--track_project")
+        for key in ("entity", "uri", "mode", "video"):
+            message = message.replace(f"{key!r} is not", f"--track_{key} is not")
+        raise CLIError(f"{cmd}: {message}") from None
+
+
 def resume_run(cmd, args):
     """``python -m spinup.run ALGO --resume DIR [--epochs N]``: continue a CLI run.
 
     The arguments are those of ``DIR/config.json``; a flag with another value is refused
     by the rule of every resume (:func:`~spinup.machinery.run_dir.check_same_call`: only
     ``--epochs``, ``--device`` and ``--cuda_graph`` may change; ``--tensorboard`` and
-    ``--verbose`` may be added), and so is a directory without a readable checkpoint. The MPI
+    ``--verbose`` may be added, and ``--track``: the tracked run recorded in DIR is continued),
+    and so is a directory without a readable checkpoint. The MPI
     processes are as many as the checkpoint files. A finished run is only reported.
 
     Raises:
@@ -325,6 +360,11 @@ def resume_run(cmd, args):
                            f"continues the run in {run_dir}, --overwrite starts it again from "
                            "nothing; give one of them")
         given = [_parse_value(key, text) for text in raw]
+        if key == "track" or key in TRACK_FLAGS:   # tracking may be added on a resume
+            if len(given) != 1:
+                raise CLIError(f"{cmd}: --{key} takes one value, got {len(given)}")
+            output_options[key] = given[0]
+            continue
         if key in RESUME_OUTPUT_FLAGS and given in ([True], [False]):
             output_options[key] = given[0]
             continue
@@ -341,6 +381,7 @@ def resume_run(cmd, args):
             raise CLIError(f"{cmd}: --resume continues {run_dir} with its saved arguments; "
                            f"--{typed.get(key, key)} {' '.join(raw)} differs from them (only "
                            f"{resume_may_change()} may change)")
+    _gather_track(cmd, output_options)
     check_same_call(run_dir, algo, call, config)   # as a grid's --resume: one line, exit 2
     kwargs = {key: _saved_value(config[key]) for key in params
               if key in config and key not in ("env_fn", "logger_kwargs")}
@@ -440,6 +481,7 @@ def parse_and_execute_grid_search(cmd, args):
         raise CLIError(f"{cmd}: --resume continues the grid's runs and --overwrite replaces "
                        "them: give one of the two")
     _check_num_cpu(cmd, run_kwargs.get("num_cpu", 1))
+    _gather_track(cmd, run_kwargs)
     if run_kwargs.get("tensorboard"):
         from spinup.machinery.record import tensorboard_writer_class as _tensorboard_writer_class
         try:
