@@ -7,6 +7,7 @@ The actor-critic comes from ``pyt_save/model.pt`` (loaded safely), the env from 
 """
 import argparse
 import contextlib
+import glob
 import json
 import os
 import os.path as osp
@@ -301,7 +302,10 @@ def _parser():
                         help="use the deterministic action (SAC: the mean action)")
     parser.add_argument("--video", metavar="DIR", default=None,
                         help="record every episode to an MP4 file in DIR instead of showing "
-                             "a window (needs: pip install 'spinup[video]')")
+                             "a window (needs: pip install 'spinup[video]'); for a run "
+                             "tracked with --track, the videos are sent to its tracked run too")
+    parser.add_argument("--no_track", action="store_true",
+                        help="with --video: keep the videos local, even for a tracked run")
     parser.add_argument("--allow-module", dest="allow_modules", action="append", default=[],
                         metavar="NAME",
                         help="also trust torch.nn.Module classes from module NAME (and its "
@@ -372,6 +376,7 @@ def main(argv=None):
     if args.itr < -1:
         parser.error(f"--itr {args.itr}: give -1 (the last snapshot) or a snapshot number >= 0")
     itr = "last" if args.itr < 0 else args.itr
+    videos_before = set(glob.glob(osp.join(args.video, "*.mp4"))) if args.video else set()
     try:
         # The policy first: a bad model.pt should fail before any window or video.
         get_action = load_pytorch_policy(args.fpath, itr, args.deterministic,
@@ -388,6 +393,11 @@ def main(argv=None):
         return 1
     if args.video:
         print(f"Videos saved in {args.video}")
+        if not args.no_track:   # a run trained with --track: its tracked run gets them too
+            from spinup.machinery.tracking import log_videos_to_run
+            videos = sorted(set(glob.glob(osp.join(args.video, "*.mp4"))) - videos_before)
+            if log_videos_to_run(args.fpath, videos):
+                print(f"Sent {len(videos)} video(s) to the run's tracker")
     return 0
 
 
