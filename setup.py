@@ -50,9 +50,16 @@ setup(
                  "ray>=2.9",
                  # tests/test_notebooks.py runs docs/notebooks in a kernel; the docs build
                  # (tests/docs) renders them with myst-nb.
-                 "nbclient>=0.10", "ipykernel>=6.0", "nbformat>=5.9", "myst-nb>=1.1"],
+                 "nbclient>=0.10", "ipykernel>=6.0", "nbformat>=5.9", "myst-nb>=1.1",
+                 # tests/tracking: --track (W&B offline, MLflow SQLite), export and push
+                 "wandb>=0.20", "mlflow>=3.1", "huggingface_hub>=1.0"],
         # --launcher ray: grid variants as tasks on a Ray cluster (or a local instance).
         "ray": ["ray>=2.9"],
+        # --track wandb|mlflow (tested with wandb 0.31.0 and mlflow 3.17.2; wandb 0.20 is the
+        # first with reinit="create_new", several runs in one notebook).
+        "track": ["wandb>=0.20", "mlflow>=3.1"],
+        # export / push / hf://: a run as a Hugging Face Hub folder (tested with 2.4.0).
+        "hub": ["huggingface_hub>=1.0"],
         # --tensorboard: torch.utils.tensorboard needs the tensorboard package.
         "tensorboard": ["tensorboard>=2.10"],
         # test_policy --video: gymnasium's RecordVideo writes MP4s with moviepy;

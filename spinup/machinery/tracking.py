@@ -272,6 +272,9 @@ class Tracker:
         self.options, self.output_dir, self.resuming = options, output_dir, resuming
         self.backend, self.failed = None, False
         self.step = None
+        #: Seconds spent in the tracker's calls, by kind ('start' includes the config):
+        #: written to tracking.json at the end, what --track cost this run.
+        self.seconds = {"start": 0.0, "rows": 0.0, "videos": 0.0, "finish": 0.0}
 
     def _start(self):
         if self.backend is not None or self.failed:
@@ -284,14 +287,14 @@ class Tracker:
         self.backend = self._guard(lambda: kind(self.options, self.output_dir, name, saved),
                                    "start")
         if self.backend is not None:
-            write_text_atomically(osp.join(self.output_dir, TRACKING_FILE),
-                                  json.dumps(self.backend.record, indent=2) + "\n")
+            self._write(self.backend.record)
             verb = "continuing" if saved else "to"
             print(colorize(f"Tracking {verb} {self.backend.where}", "cyan", bold=True))
         return self.backend
 
-    def _guard(self, call, what):
-        """``call()``, or None after reporting a tracker's failure once."""
+    def _guard(self, call, what, kind="start"):
+        """``call()`` timed under ``kind``, or None after reporting a tracker's failure once."""
+        start = time.perf_counter()
         try:
             return call()
         except Exception as e:   # the tracker's own errors: training must go on
@@ -301,6 +304,8 @@ class Tracker:
                            f"({type(e).__name__}: {text}); the run goes on, progress.txt keeps "
                            "every row", "red", bold=True))
             return None
+        finally:
+            self.seconds[kind] += time.perf_counter() - start
 
     def config(self, config, provenance):
         """Send the run's configuration (``config.json``'s dict) and provenance."""
@@ -316,19 +321,25 @@ class Tracker:
         step = _number(row, "TotalEnvInteracts", _number(row, "Epoch"))
         self.step = int(step) if step is not None else (self.step or 0) + 1
         numbers = _numbers(headers, row)
-        self._guard(lambda: self.backend.log_row(numbers, self.step), "a row")
+        self._guard(lambda: self.backend.log_row(numbers, self.step), "a row", "rows")
 
     def log_videos(self, paths):
         """Send MP4 files as media (W&B) or artifacts under ``videos/`` (MLflow)."""
         if paths and self._start() is not None:
-            self._guard(lambda: self.backend.log_videos(sorted(paths)), "the videos")
+            self._guard(lambda: self.backend.log_videos(sorted(paths)), "the videos", "videos")
 
     def finish(self, failed=False):
         """End the tracked run (marked failed when training raised)."""
         if self.backend is not None:
             backend, self.backend = self.backend, None
-            self._guard(lambda: backend.finish(failed), "the end")
+            self._guard(lambda: backend.finish(failed), "the end", "finish")
+            self._write(dict(backend.record, seconds={k: round(v, 4) for k, v in
+                                                      self.seconds.items()}))
         self.failed = True   # nothing more is sent
+
+    def _write(self, record):
+        write_text_atomically(osp.join(self.output_dir, TRACKING_FILE),
+                              json.dumps(record, indent=2) + "\n")
 
 
 def record_episode(output_dir):

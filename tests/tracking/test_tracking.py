@@ -225,3 +225,34 @@ def test_overwrite_starts_a_new_tracked_run(tmp_path):
     assert len(files) == 1 and first not in files[0]
     assert len(wandb_records.history(out)) == 1
     assert list(pd.read_table(osp.join(out, "progress.txt"))["Epoch"]) == [0]
+
+
+def test_videos_reach_the_tracked_run(tmp_path, mlflow_store):
+    """``track=dict(video=True)``: one episode recorded at the end of training lands in
+    MLflow's artifacts; ``test_policy --video`` on a W&B-tracked run adds its videos to that
+    run as media (and ``--no_track`` keeps them local)."""
+    pytest.importorskip("moviepy")
+    pytest.importorskip("pygame")
+    from spinup import ppo
+    from spinup.utils import test_policy
+    db, client = mlflow_store
+    env_fn = lambda: gym.make("CartPole-v1")   # noqa: E731
+    out = str(tmp_path / "m")
+    ppo(env_fn, epochs=1, steps_per_epoch=300, logger_kwargs=dict(
+        output_dir=out, track=dict(to="mlflow", uri=f"sqlite:///{db}", project="tests",
+                                   video=True)))
+    run_id = json.load(open(osp.join(out, "tracking.json")))["run_id"]
+    videos = [a.path for a in client.list_artifacts(run_id, "videos")]
+    assert len(videos) == 1 and videos[0].endswith(".mp4")
+    assert os.listdir(osp.join(out, "videos")) == [osp.basename(videos[0])]
+    assert client.get_run(run_id).info.status == "FINISHED"
+
+    out = str(tmp_path / "w")
+    ppo(env_fn, epochs=1, steps_per_epoch=300, logger_kwargs=dict(output_dir=out,
+                                                                 track="wandb"))
+    assert test_policy.main([out, "--video", str(tmp_path / "v1"), "-n", "1",
+                             "--no_track"]) == 0
+    assert len(wandb_records.run_files(out)) == 1   # not reopened
+    assert test_policy.main([out, "--video", str(tmp_path / "v2"), "-n", "2"]) == 0
+    media = [row["video"] for row in wandb_records.history(out) if "video" in row]
+    assert len(media) == 1 and media[0]["count"] == 2, media
