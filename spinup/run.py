@@ -54,6 +54,8 @@ def _usage():
           python -m spinup.run ALGO [--flag value [value ...]] ...
           python -m spinup.run plot [logdir ...] [--savefig FILE] [plot options]
           python -m spinup.run test_policy path/to/output_dir [-n N] [-l L] [-nr] [-d] [-i I]
+          python -m spinup.run export path/to/output_dir OUT [-n N] [--no_video]
+          python -m spinup.run push OUT YOUR_NAME/REPO [--private]
           python -m spinup.run ALGO --help      (the algorithm's arguments)
 
         Algorithms: {algos}
@@ -553,8 +555,13 @@ def _main(argv):
         command = import_module("spinup.utils." + cmd)   # imported with Ctrl-C held
         release_ctrl_c()
         return command.main(rest) or 0
+    if cmd in ("export", "push"):
+        from spinup.utils import export
+        release_ctrl_c()
+        return export.main(rest, cmd) or 0
     if cmd not in ALGOS:
-        hint = _did_you_mean(cmd, list(ALGOS) + ["plot", "test_policy", "help"])
+        hint = _did_you_mean(cmd, list(ALGOS) + ["plot", "test_policy", "export", "push",
+                                                  "help"])
         print(f"spinup.run: unknown command {cmd!r}.{hint} Run 'python -m spinup.run help'.",
               file=sys.stderr)
         return 2

@@ -153,9 +153,9 @@ class _Wandb:
     def log_row(self, numbers, step):
         self.run.log(numbers, step=step)
 
-    def log_videos(self, paths):
+    def log_videos(self, paths, step):
         self.run.log({"video": [self.wandb.Video(p, format="mp4", caption=osp.basename(p))
-                                for p in paths]})
+                                for p in paths]}, step=step)
 
     def finish(self, failed):
         self.run.finish(exit_code=1 if failed else 0)
@@ -206,7 +206,7 @@ class _Mlflow:
         self.client.log_batch(self.run_id, metrics=[Metric(k, v, stamp, step)
                                                     for k, v in numbers.items()])
 
-    def log_videos(self, paths):
+    def log_videos(self, paths, step):
         for path in paths:
             self.client.log_artifact(self.run_id, path, artifact_path=VIDEO_DIR)
 
@@ -282,6 +282,8 @@ class Tracker:
         saved = read_tracking(self.output_dir) if self.resuming else None
         if saved and saved.get("to") != self.options["to"]:
             saved = None
+        if saved:   # a later session (a resume, test_policy's videos): the last step so far
+            self.step = saved.get("last_step")
         kind = _Wandb if self.options["to"] == "wandb" else _Mlflow
         name = osp.basename(osp.normpath(self.output_dir))
         self.backend = self._guard(lambda: kind(self.options, self.output_dir, name, saved),
@@ -324,17 +326,19 @@ class Tracker:
         self._guard(lambda: self.backend.log_row(numbers, self.step), "a row", "rows")
 
     def log_videos(self, paths):
-        """Send MP4 files as media (W&B) or artifacts under ``videos/`` (MLflow)."""
+        """Send MP4 files as media (W&B, at the step of the last row) or artifacts under
+        ``videos/`` (MLflow)."""
         if paths and self._start() is not None:
-            self._guard(lambda: self.backend.log_videos(sorted(paths)), "the videos", "videos")
+            self._guard(lambda: self.backend.log_videos(sorted(paths), self.step),
+                        "the videos", "videos")
 
     def finish(self, failed=False):
         """End the tracked run (marked failed when training raised)."""
         if self.backend is not None:
             backend, self.backend = self.backend, None
             self._guard(lambda: backend.finish(failed), "the end", "finish")
-            self._write(dict(backend.record, seconds={k: round(v, 4) for k, v in
-                                                      self.seconds.items()}))
+            self._write(dict(backend.record, last_step=self.step,
+                             seconds={k: round(v, 4) for k, v in self.seconds.items()}))
         self.failed = True   # nothing more is sent
 
     def _write(self, record):

@@ -19,6 +19,7 @@ import numpy as np
 
 from spinup.machinery.console import print_table
 from spinup.machinery.serialization_utils import build_model, read_model
+from spinup.utils.export import local_path
 
 ENV_NOT_FOUND = ("Environment not found!\n\n It looks like the environment wasn't saved, "
                  "and we can't run the agent in it. :(\n\n Check out the docs page on "
@@ -32,6 +33,11 @@ def _model_path(fpath, itr):
     """``model{itr}.pt``, or for ``'last'`` ``model.pt`` if it exists, else the
     highest-numbered snapshot (FileNotFoundError if there is none)."""
     save_dir = osp.join(fpath, "pyt_save")
+    if not osp.isdir(save_dir) and osp.isfile(osp.join(fpath, "model.pt")):
+        if itr != "last":   # a shared agent (spinup.run export): one model, no snapshots
+            raise FileNotFoundError(f"{fpath} holds one model (an exported agent), no "
+                                    f"snapshot {itr}")
+        return osp.join(fpath, "model.pt")
     if not osp.isdir(save_dir):
         runs = (sorted(d for d in os.listdir(fpath)
                        if osp.isdir(osp.join(fpath, d, "pyt_save"))) if osp.isdir(fpath) else [])
@@ -61,7 +67,8 @@ def load_pytorch_policy(fpath, itr="last", deterministic=False, allowed_modules=
     """Rebuild the saved actor-critic of a run and wrap it as a policy function.
 
     Args:
-        fpath (str): the run's output directory.
+        fpath (str): the run's output directory, a folder written by ``spinup.run export``,
+            or ``hf://REPO_ID[@REVISION]`` (downloaded from the Hugging Face Hub).
         itr: ``'last'``, or the number of a snapshot saved with ``save_state(..., itr)``.
         deterministic (bool): act with the deterministic action (Gaussian mean, most likely
             discrete action, SAC's squashed mean).
@@ -72,12 +79,12 @@ def load_pytorch_policy(fpath, itr="last", deterministic=False, allowed_modules=
         ``get_action(obs) -> action`` (numpy in and out); the module is ``get_action.ac``.
 
     Raises:
-        FileNotFoundError: no saved model.
+        FileNotFoundError: no saved model, or an ``hf://`` repo that cannot be downloaded.
         ValueError: not a model this spinup reads, or it names a class that is not allowed.
         ImportError: the actor-critic class cannot be imported.
     """
     import torch
-    path = _model_path(fpath, itr)
+    path = _model_path(local_path(fpath), itr)
     print(f"\n\nLoading from {path}.\n\n")
     ac = build_model(read_model(path), path, allowed_modules)
 
@@ -92,7 +99,7 @@ def load_env(fpath, itr="last", render_mode=None):
     """``gymnasium.make`` the ``EnvSpec`` in ``vars{itr}.json`` (if it exists, else
     ``vars.json``); ``None`` if the run recorded none."""
     import gymnasium as gym
-    spec = _saved_env_spec(fpath, itr)
+    spec = _saved_env_spec(local_path(fpath), itr)
     if spec is None:
         return None
     return gym.make(spec, render_mode=render_mode) if render_mode else gym.make(spec)
@@ -124,6 +131,7 @@ def load_policy_and_env(fpath, itr="last", deterministic=False, render_mode=None
     Raises:
         FileNotFoundError, ValueError, ImportError: as :func:`load_pytorch_policy`.
     """
+    fpath = local_path(fpath)   # hf://: downloaded once
     get_action = load_pytorch_policy(fpath, itr, deterministic, allowed_modules)
     return load_env(fpath, itr, render_mode), get_action
 
@@ -290,7 +298,8 @@ def offline_player(html):
 def _parser():
     parser = argparse.ArgumentParser(prog="python -m spinup.run test_policy",
                                      description="Run a trained spinup policy.")
-    parser.add_argument("fpath", type=str, help="output directory of a run")
+    parser.add_argument("fpath", type=str, help="output directory of a run, a folder made by "
+                        "'spinup.run export', or hf://REPO_ID[@REVISION]")
     parser.add_argument("--len", "-l", type=int, default=0,
                         help="max episode length (0: only the env's own limit)")
     parser.add_argument("--episodes", "-n", type=int, default=100)
@@ -376,6 +385,11 @@ def main(argv=None):
     if args.itr < -1:
         parser.error(f"--itr {args.itr}: give -1 (the last snapshot) or a snapshot number >= 0")
     itr = "last" if args.itr < 0 else args.itr
+    try:
+        args.fpath = local_path(args.fpath)   # hf://REPO_ID: downloaded once
+    except (FileNotFoundError, ImportError) as e:
+        print(f"test_policy: error: {e}", file=sys.stderr)
+        return 1
     videos_before = set(glob.glob(osp.join(args.video, "*.mp4"))) if args.video else set()
     try:
         # The policy first: a bad model.pt should fail before any window or video.

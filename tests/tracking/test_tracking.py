@@ -254,5 +254,6 @@ def test_videos_reach_the_tracked_run(tmp_path, mlflow_store):
                              "--no_track"]) == 0
     assert len(wandb_records.run_files(out)) == 1   # not reopened
     assert test_policy.main([out, "--video", str(tmp_path / "v2"), "-n", "2"]) == 0
-    media = [row["video"] for row in wandb_records.history(out) if "video" in row]
-    assert len(media) == 1 and media[0]["count"] == 2, media
+    media = [row for row in wandb_records.history(out) if "video/count" in row]
+    assert len(media) == 1 and media[0]["video/count"] == 2, media
+    assert media[0]["video/_type"] == "videos" and media[0]["_step"] == 300
