@@ -348,13 +348,20 @@ class Tracker:
 
 def record_episode(output_dir):
     """Record one deterministic episode of the run's saved policy to
-    ``output_dir/videos/`` with ``test_policy --video``; the new MP4 files (empty when the
-    env cannot draw, with the reason printed)."""
-    from spinup.utils import test_policy
+    ``output_dir/videos/`` with ``test_policy --video`` (in a process of its own: the
+    renderer stays out of the training process); the new MP4 files (none when the env
+    cannot draw, with the reason printed)."""
+    import subprocess
+    import sys
     video_dir = osp.join(output_dir, VIDEO_DIR)
     before = set(glob.glob(osp.join(video_dir, "*.mp4")))
-    code = test_policy.main([output_dir, "--video", video_dir, "-n", "1", "-d", "--no_track"])
-    if code != 0:
+    done = subprocess.run([sys.executable, "-m", "spinup.run", "test_policy", output_dir,
+                           "--video", video_dir, "-n", "1", "-d", "--no_track"],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines()
+        print(colorize(f"Note: no video of the policy ({lines[-1] if lines else 'no reason'})",
+                       "yellow"))
         return []
     return sorted(set(glob.glob(osp.join(video_dir, "*.mp4"))) - before)
 

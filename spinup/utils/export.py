@@ -301,30 +301,6 @@ def push(folder, repo_id, private=False, message=None):
     return getattr(info, "commit_url", str(info))
 
 
-def local_path(fpath):
-    """``fpath`` as a local folder: ``hf://REPO_ID[@REVISION]`` is downloaded
-    (``huggingface_hub.snapshot_download``, cached); anything else is returned unchanged.
-
-    Raises:
-        FileNotFoundError: the repo cannot be downloaded (offline, missing, private), one
-            line naming it; ImportError: huggingface_hub is missing.
-    """
-    if not isinstance(fpath, str) or not fpath.startswith("hf://"):
-        return fpath
-    repo, _, revision = fpath[len("hf://"):].partition("@")
-    try:
-        hub = _hub()
-    except ShareError as e:
-        raise ImportError(str(e)) from None
-    try:
-        return hub.snapshot_download(repo_id=repo, revision=revision or None)
-    except Exception as e:   # offline, unknown repo, no access
-        text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise FileNotFoundError(f"cannot download {fpath} ({type(e).__name__}: {text}); "
-                                "check the repo id and the network (HF_HUB_OFFLINE unset), "
-                                "or download the folder and give its path") from None
-
-
 def _parser(cmd):
     if cmd == "export":
         parser = argparse.ArgumentParser(

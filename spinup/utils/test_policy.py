@@ -19,7 +19,6 @@ import numpy as np
 
 from spinup.machinery.console import print_table
 from spinup.machinery.serialization_utils import build_model, read_model
-from spinup.utils.export import local_path
 
 ENV_NOT_FOUND = ("Environment not found!\n\n It looks like the environment wasn't saved, "
                  "and we can't run the agent in it. :(\n\n Check out the docs page on "
@@ -27,6 +26,31 @@ ENV_NOT_FOUND = ("Environment not found!\n\n It looks like the environment wasn'
                  "yourself and call\n"
                  "   env, get_action = load_policy_and_env(fpath)  # env is None\n"
                  "   run_policy(your_env, get_action)")
+
+
+def local_path(fpath):
+    """``fpath`` as a local folder: ``hf://REPO_ID[@REVISION]`` is downloaded
+    (``huggingface_hub.snapshot_download``, cached); anything else is returned unchanged.
+
+    Raises:
+        FileNotFoundError: the repo cannot be downloaded (offline, missing, private), one
+            line naming it; ImportError: huggingface_hub is missing.
+    """
+    if not isinstance(fpath, str) or not fpath.startswith("hf://"):
+        return fpath
+    repo, _, revision = fpath[len("hf://"):].partition("@")
+    try:
+        from huggingface_hub import snapshot_download
+    except ImportError:
+        raise ImportError(f"{fpath}: the Hugging Face Hub needs the huggingface_hub package; "
+                          'install it with: pip install "spinup[hub]"') from None
+    try:
+        return snapshot_download(repo_id=repo, revision=revision or None)
+    except Exception as e:   # offline, unknown repo, no access
+        text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise FileNotFoundError(f"cannot download {fpath} ({type(e).__name__}: {text}); "
+                                "check the repo id and the network (HF_HUB_OFFLINE unset), "
+                                "or download the folder and give its path") from None
 
 
 def _model_path(fpath, itr):
