@@ -54,8 +54,8 @@ def _usage():
           python -m spinup.run ALGO [--flag value [value ...]] ...
           python -m spinup.run plot [logdir ...] [--savefig FILE] [plot options]
           python -m spinup.run test_policy path/to/output_dir [-n N] [-l L] [-nr] [-d] [-i I]
-          python -m spinup.run export path/to/output_dir OUT [-n N] [--no_video]
-          python -m spinup.run push OUT YOUR_NAME/REPO [--private]
+          python -m spinup.run export path/to/output_dir OUT [-n N] [--seed S] [-i I] [--no_video]
+          python -m spinup.run push OUT YOUR_NAME/REPO [--private] [--message M]
           python -m spinup.run ALGO --help      (the algorithm's arguments)
 
         Algorithms: {algos}

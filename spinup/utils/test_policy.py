@@ -1,9 +1,12 @@
 """Load a trained agent from a run's directory and watch it act (spec: "Experiment Outputs").
 
-    python -m spinup.run test_policy path/to/output_dir [-l L] [-n N] [-nr] [-i I] [-d]
+    python -m spinup.run test_policy PATH [-l L] [-n N] [-nr] [-i I] [-d]
         [--video DIR] [--allow-module NAME ...]
 
-The actor-critic comes from ``pyt_save/model.pt`` (loaded safely), the env from ``vars.json``.
+PATH is a run's output directory, a folder written by ``spinup.run export`` (or a downloaded
+copy of one), or ``hf://REPO_ID[@REVISION]`` (downloaded from the Hugging Face Hub first).
+The actor-critic comes from ``pyt_save/model.pt`` (an exported folder: ``model.pt``), loaded
+weights-only with the same rules for every source; the env from ``vars.json``.
 """
 import argparse
 import contextlib
@@ -28,29 +31,64 @@ ENV_NOT_FOUND = ("Environment not found!\n\n It looks like the environment wasn'
                  "   run_policy(your_env, get_action)")
 
 
+class HubDownloadError(FileNotFoundError):
+    """An ``hf://REPO_ID[@REVISION]`` path whose folder cannot be had: no network, the Hub
+    unreachable, ``HF_HUB_OFFLINE`` set and the repo not in the local cache, an unknown or
+    private repo, a missing revision. A ``FileNotFoundError``, so code that handles a missing
+    run handles it too; its message is one line naming the repo and what to do."""
+
+
+def _env_flag(name):
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
 def local_path(fpath):
     """``fpath`` as a local folder: ``hf://REPO_ID[@REVISION]`` is downloaded
-    (``huggingface_hub.snapshot_download``, cached); anything else is returned unchanged.
+    (``huggingface_hub.snapshot_download``, into the Hub's cache, once); anything else is
+    returned unchanged.
+
+    With ``HF_HUB_OFFLINE=1`` nothing is asked of the network: a repo already in the cache
+    is used, any other fails at once.
 
     Raises:
-        FileNotFoundError: the repo cannot be downloaded (offline, missing, private), one
-            line naming it; ImportError: huggingface_hub is missing.
+        HubDownloadError: the repo cannot be downloaded (a ``FileNotFoundError``; one line
+            naming the repo and the advice).
+        ImportError: huggingface_hub is not installed.
     """
     if not isinstance(fpath, str) or not fpath.startswith("hf://"):
         return fpath
     repo, _, revision = fpath[len("hf://"):].partition("@")
+    if not repo.strip("/"):
+        raise HubDownloadError(f"{fpath}: give a repo id, e.g. hf://your-name/ppo-CartPole-v1")
     try:
-        from huggingface_hub import snapshot_download
+        from huggingface_hub import constants, snapshot_download
     except ImportError:
         raise ImportError(f"{fpath}: the Hugging Face Hub needs the huggingface_hub package; "
                           'install it with: pip install "spinup[hub]"') from None
+    # Read now, not only when huggingface_hub was imported: a process that sets it later.
+    offline = _env_flag("HF_HUB_OFFLINE") or constants.HF_HUB_OFFLINE
+    from spinup.version import __version__
     try:
-        return snapshot_download(repo_id=repo, revision=revision or None)
-    except Exception as e:   # offline, unknown repo, no access
-        text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise FileNotFoundError(f"cannot download {fpath} ({type(e).__name__}: {text}); "
-                                "check the repo id and the network (HF_HUB_OFFLINE unset), "
-                                "or download the folder and give its path") from None
+        return snapshot_download(repo_id=repo, revision=revision or None,
+                                 local_files_only=offline, library_name="spinup",
+                                 library_version=__version__)
+    except Exception as e:   # offline, unknown repo, no access, bad id or revision
+        from huggingface_hub import errors
+        if offline:
+            reason = ("HF_HUB_OFFLINE is set and it is not in the local cache; unset "
+                      "HF_HUB_OFFLINE where there is network")
+        elif isinstance(e, errors.RevisionNotFoundError):
+            reason = f"the repo has no revision {revision!r}; check the branch, tag or commit"
+        elif isinstance(e, (errors.RepositoryNotFoundError, errors.GatedRepoError)):
+            reason = ("no such repo, or it is private or gated: check the id, and log in "
+                      "(`hf auth login` or HF_TOKEN) if you have access")
+        elif isinstance(e, ValueError):   # a malformed repo id or revision
+            reason = f"{_first_line(e)}; give hf://NAME/REPO or hf://NAME/REPO@REVISION"
+        else:   # the network or the Hub is down (the library says "Got: ConnectError ...")
+            reason = (f"the Hub cannot be reached ({_first_line(e)}); check the network, or "
+                      "set HF_HUB_OFFLINE=1 to use a copy already in the local cache")
+        raise HubDownloadError(f"cannot download {fpath}: {reason}; or give the path of a "
+                               "downloaded copy of the folder") from None
 
 
 def _model_path(fpath, itr):
@@ -103,9 +141,11 @@ def load_pytorch_policy(fpath, itr="last", deterministic=False, allowed_modules=
         ``get_action(obs) -> action`` (numpy in and out); the module is ``get_action.ac``.
 
     Raises:
-        FileNotFoundError: no saved model, or an ``hf://`` repo that cannot be downloaded.
+        FileNotFoundError: no saved model; for an ``hf://`` repo that cannot be downloaded,
+            its subclass :class:`HubDownloadError`.
         ValueError: not a model this spinup reads, or it names a class that is not allowed.
-        ImportError: the actor-critic class cannot be imported.
+        ImportError: the actor-critic class cannot be imported (or, for ``hf://``,
+            huggingface_hub is not installed).
     """
     import torch
     path = _model_path(local_path(fpath), itr)
@@ -121,7 +161,8 @@ def load_pytorch_policy(fpath, itr="last", deterministic=False, allowed_modules=
 
 def load_env(fpath, itr="last", render_mode=None):
     """``gymnasium.make`` the ``EnvSpec`` in ``vars{itr}.json`` (if it exists, else
-    ``vars.json``); ``None`` if the run recorded none."""
+    ``vars.json``) of a run, an exported folder or ``hf://REPO_ID``; ``None`` if the run
+    recorded none (:class:`HubDownloadError` as :func:`local_path`)."""
     import gymnasium as gym
     spec = _saved_env_spec(local_path(fpath), itr)
     if spec is None:
@@ -153,7 +194,8 @@ def load_policy_and_env(fpath, itr="last", deterministic=False, render_mode=None
         environment (then build it yourself and call :func:`run_policy`).
 
     Raises:
-        FileNotFoundError, ValueError, ImportError: as :func:`load_pytorch_policy`.
+        FileNotFoundError (:class:`HubDownloadError` for ``hf://``), ValueError,
+        ImportError: as :func:`load_pytorch_policy`.
     """
     fpath = local_path(fpath)   # hf://: downloaded once
     get_action = load_pytorch_policy(fpath, itr, deterministic, allowed_modules)
@@ -352,30 +394,41 @@ def _first_line(error):
     return f"{type(error).__name__}: {text.splitlines()[0]}" if text else type(error).__name__
 
 
+def video_env(fpath, itr, video_dir, name_prefix="test_policy"):
+    """The run's environment drawing off-screen, every episode recorded to an MP4 file in
+    ``video_dir`` (``gymnasium.wrappers.RecordVideo``; the file is written when the episode
+    ends or the env is closed); ``None`` if the run recorded no environment.
+
+    Raises:
+        RuntimeError: the renderer or the video packages are missing (one line).
+    """
+    import gymnasium as gym
+    from gymnasium.wrappers import RecordVideo
+    spec = _saved_env_spec(local_path(fpath), itr)
+    if spec is not None and "mujoco" in str(spec.entry_point) \
+            and "MUJOCO_GL" not in os.environ:
+        os.environ["MUJOCO_GL"] = "egl"  # off-screen rendering, no display needed
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # pygame draws off-screen too
+    env = load_env(fpath, itr, "rgb_array")
+    if env is None:
+        return None
+    try:
+        env.reset()
+        env.render()  # a missing renderer (pygame for CartPole) fails here, not mid-episode
+        return RecordVideo(env, video_folder=video_dir, episode_trigger=lambda ep: True,
+                           name_prefix=name_prefix, disable_logger=True)
+    except gym.error.DependencyNotInstalled as e:  # pygame, moviepy
+        env.close()
+        raise RuntimeError(f"a video needs extra packages: pip install 'spinup[video]' "
+                           f"(from a clone: pip install -e '.[video]'); {_first_line(e)}"
+                           ) from None
+
+
 def _make_watchable_env(args, itr):
     """The run's environment (or ``None``) for a window, a video, or neither; where a
     window cannot open, a one-line note says so and a plain environment is returned."""
     if args.video:
-        import gymnasium as gym
-        from gymnasium.wrappers import RecordVideo
-        spec = _saved_env_spec(args.fpath, itr)
-        if spec is not None and "mujoco" in str(spec.entry_point) \
-                and "MUJOCO_GL" not in os.environ:
-            os.environ["MUJOCO_GL"] = "egl"  # off-screen rendering, no display needed
-        os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # pygame draws off-screen too
-        env = load_env(args.fpath, itr, "rgb_array")
-        if env is None:
-            return None
-        try:
-            env.reset()
-            env.render()  # a missing renderer (pygame for CartPole) fails here, not mid-episode
-            return RecordVideo(env, video_folder=args.video, episode_trigger=lambda ep: True,
-                               name_prefix="test_policy", disable_logger=True)
-        except gym.error.DependencyNotInstalled as e:  # pygame, moviepy
-            env.close()
-            raise RuntimeError(f"--video needs extra packages: pip install 'spinup[video]' "
-                               f"(from a clone: pip install -e '.[video]'); {_first_line(e)}"
-                               ) from None
+        return video_env(args.fpath, itr, args.video)
     if args.norender:
         return load_env(args.fpath, itr)
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY")
@@ -398,8 +451,9 @@ def _make_watchable_env(args, itr):
 
 
 def main(argv=None):
-    """``python -m spinup.run test_policy ...``; returns the exit code, 0 or 1 (when the
-    run cannot be loaded or played, with the reason on one line)."""
+    """``python -m spinup.run test_policy ...``; returns the exit code: 0; 1 when the run
+    cannot be loaded or played; 2 when an ``hf://`` repo cannot be downloaded (offline,
+    unknown, private). The reason is printed on one line."""
     parser = _parser()
     args = parser.parse_args(argv)
     if args.episodes < 1:
@@ -413,7 +467,7 @@ def main(argv=None):
         args.fpath = local_path(args.fpath)   # hf://REPO_ID: downloaded once
     except (FileNotFoundError, ImportError) as e:
         print(f"test_policy: error: {e}", file=sys.stderr)
-        return 1
+        return 2
     videos_before = set(glob.glob(osp.join(args.video, "*.mp4"))) if args.video else set()
     try:
         # The policy first: a bad model.pt should fail before any window or video.
