@@ -30,6 +30,15 @@ def colorize(string, color, bold=False, highlight=False):
     return f"\x1b[{code}{';1' if bold else ''}m{string}\x1b[0m"
 
 
+def first_line(error, limit=None):
+    """``'<ExceptionType>: <first line of its message>'`` (just the type for an empty
+    message), cut to ``limit`` characters with ``...`` when longer: an exception as part of
+    a one-line error message."""
+    text = str(error).strip()
+    line = f"{type(error).__name__}: {text.splitlines()[0]}" if text else type(error).__name__
+    return line if limit is None or len(line) <= limit else line[:limit - 3] + "..."
+
+
 def print_table(columns):
     """Print ``(name, value)`` pairs as the boxed two-column table of an epoch (numbers
     as ``%8.3g``); :meth:`~spinup.utils.logx.Logger.dump_tabular` and ``test_policy`` use it.

@@ -24,7 +24,7 @@ import os.path as osp
 import time
 import uuid
 
-from spinup.machinery.console import _number, colorize
+from spinup.machinery.console import _number, colorize, first_line
 from spinup.machinery.serialization_utils import write_text_atomically
 
 #: The trackers and the Python package each needs.
@@ -301,9 +301,8 @@ class Tracker:
             return call()
         except Exception as e:   # the tracker's own errors: training must go on
             self.failed, self.backend = True, None
-            text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             print(colorize(f"Warning: tracking with {self.options['to']} stopped at {what} "
-                           f"({type(e).__name__}: {text}); the run goes on, progress.txt keeps "
+                           f"({first_line(e)}); the run goes on, progress.txt keeps "
                            "every row", "red", bold=True))
             return None
         finally:
@@ -372,8 +371,7 @@ def log_videos_to_run(output_dir, paths):
     saved = read_tracking(output_dir)
     if not saved or not paths:
         return False
-    options = {k: saved[k] for k in ("to", "project", "entity", "uri", "mode", "group",
-                                     "parent") if saved.get(k) is not None}
+    options = {k: saved[k] for k in OPTION_KEYS if k != "video" and saved.get(k) is not None}
     try:
         options = track_options(options)
     except (TrackingError, ImportError) as e:

@@ -41,6 +41,8 @@ import warnings
 
 import numpy as np
 
+from spinup.machinery.console import first_line
+
 #: The files every exported folder has (``replay.mp4`` may be missing).
 FOLDER_FILES = ("model.pt", "vars.json", "config.json", "provenance.json", "progress.txt",
                 "results.json", "README.md")
@@ -64,10 +66,8 @@ class ShareError(Exception):
         self.code = code
 
 
-def _first_line(error, limit=300):
-    text = str(error).strip()
-    line = f"{type(error).__name__}: {text.splitlines()[0]}" if text else type(error).__name__
-    return line if len(line) <= limit else line[:limit - 3] + "..."
+def _first_line(error):
+    return first_line(error, limit=300)
 
 
 def _hub():

@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from spinup.machinery.console import print_table
+from spinup.machinery.console import first_line as _first_line, print_table
 from spinup.machinery.serialization_utils import build_model, read_model
 
 ENV_NOT_FOUND = ("Environment not found!\n\n It looks like the environment wasn't saved, "
@@ -387,11 +387,6 @@ def _parser():
                              "submodules) when rebuilding the policy; repeatable. Only for "
                              "files you trust: importing a module runs its code")
     return parser
-
-
-def _first_line(error):
-    text = str(error).strip()
-    return f"{type(error).__name__}: {text.splitlines()[0]}" if text else type(error).__name__
 
 
 def video_env(fpath, itr, video_dir, name_prefix="test_policy"):
