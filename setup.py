@@ -52,7 +52,9 @@ setup(
                  # (tests/docs) renders them with myst-nb.
                  "nbclient>=0.10", "ipykernel>=6.0", "nbformat>=5.9", "myst-nb>=1.1",
                  # tests/tracking: --track (W&B offline, MLflow SQLite), export and push
-                 "wandb>=0.20", "mlflow>=3.1", "huggingface_hub>=1.0"],
+                 "wandb>=0.20", "mlflow>=3.1", "huggingface_hub>=1.0",
+                 # tests/envs/test_mujoco_warp.py: the MuJoCo Warp tasks on Warp's CPU mode
+                 "mujoco-warp>=4.0", "warp-lang>=1.19"],
         # --launcher ray: grid variants as tasks on a Ray cluster (or a local instance).
         "ray": ["ray>=2.9"],
         # --track wandb|mlflow (tested with wandb 0.31.0 and mlflow 3.17.2; wandb 0.20 is the
@@ -66,6 +68,10 @@ setup(
         # the classic-control environments draw their frames with pygame.
         "video": ["moviepy>=1.0.0", "pygame-ce>=2.1.3"],
         "mujoco": ["gymnasium[mujoco]>=1.1"],
+        # spinup/HalfCheetah-v5 ... spinup/Humanoid-v5: the MuJoCo tasks simulated in batches
+        # by MuJoCo Warp, on a CUDA GPU (or, slowly, on the CPU); tested with mujoco-warp 4.0.0
+        # and warp-lang 1.19.0 (1.19: log_level). Needs gymnasium's model files.
+        "gpu": ["mujoco-warp>=4.0", "warp-lang>=1.19", "gymnasium[mujoco]>=1.1"],
         "box2d": ["gymnasium[box2d]>=1.1"],
         # django-static-mathjax ships MathJax 3; docs/conf.py copies it next to the pages so
         # math renders without the network (it needs no Django). myst-nb renders the tutorial
