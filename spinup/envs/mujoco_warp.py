@@ -82,6 +82,13 @@ class MujocoWarpTask(TensorVectorEnv):
             differently (MuJoCo along the geom, MuJoCo Warp along the world axes), so a
             sliding contact of Ant or Humanoid pushes a little differently here; an
             elliptic cone looks the same from every side and removes that difference.
+        cuda_graph: on a CUDA device, record each of the simulator's passes (the
+            ``frame_skip`` steps, the restart, the forward pass) as a CUDA graph the first
+            time and replay it afterwards: one launch instead of hundreds of small kernels.
+            A pass that cannot be recorded runs as plain launches (one warning).
+
+    The simulator's kernels run on torch's current CUDA stream, so torch's writes before a
+    step (the actions) and reads after it (observations) are ordered with them.
 
     Raises:
         ImportError: mujoco-warp is not installed (names ``spinup[gpu]``).
@@ -105,7 +112,7 @@ class MujocoWarpTask(TensorVectorEnv):
     solver_override = None         # a mujoco.mjtSolver when Warp lacks the model's solver
 
     def __init__(self, num_envs=1, device="cpu", max_episode_steps=None, render_mode=None,
-                 cone="pyramidal"):
+                 cone="pyramidal", cuda_graph=True):
         if cone not in CONES:
             raise ValueError(f"{self.name}: cone must be one of {sorted(CONES)}, got {cone!r}")
         wp, mujoco, mjw = _import_warp()
@@ -143,6 +150,8 @@ class MujocoWarpTask(TensorVectorEnv):
         self._reset_mask = torch.zeros(self.num_envs, dtype=torch.bool, device=device)
         self._reset_mask_wp = wp.from_torch(self._reset_mask, dtype=wp.bool)
         self._position_before = None   # (N, k): what _position gave after the last step
+        self.cuda_graph = bool(cuda_graph) and device.type == "cuda"
+        self._graphs, self._streams = {}, {}
 
     # -- what each task defines --------------------------------------------------------
     def _obs_dim(self, model):
@@ -162,15 +171,47 @@ class MujocoWarpTask(TensorVectorEnv):
         raise NotImplementedError
 
     # -- simulation --------------------------------------------------------------------
+    def _scope(self):
+        """Where Warp launches: the CPU, or torch's current stream on the CUDA device."""
+        if self.device.type == "cpu":
+            return self._wp.ScopedDevice("cpu")
+        stream = torch.cuda.current_stream(self.device)
+        if stream.cuda_stream not in self._streams:
+            self._streams[stream.cuda_stream] = self._wp.stream_from_torch(stream)
+        return self._wp.ScopedStream(self._streams[stream.cuda_stream])
+
+    def _launch(self, key, fn):
+        """Run the Warp pass ``fn`` (no torch operations inside): as plain launches, or on
+        CUDA as a graph recorded the first time (:attr:`cuda_graph`)."""
+        with self._scope():
+            if not self.cuda_graph:
+                return fn()
+            graph = self._graphs.get(key)
+            if graph is None:
+                try:
+                    with self._wp.ScopedCapture() as capture:
+                        fn()
+                    graph = self._graphs[key] = capture.graph
+                except Exception as e:   # a pass the driver cannot record: plain launches
+                    import warnings
+                    warnings.warn(f"{self.name}: recording the simulator's '{key}' pass as a "
+                                  f"CUDA graph failed ({type(e).__name__}: {e}); every pass "
+                                  "runs as plain launches", RuntimeWarning, stacklevel=3)
+                    self.cuda_graph = False
+                    return fn()
+            self._wp.capture_launch(graph)
+
+    def _physics(self):
+        for _ in range(self.frame_skip):
+            self._mjw.step(self.model, self.data)
+        if self.needs_contact_forces:
+            self._mjw.rne_postconstraint(self.model, self.data)
+
     def _simulate(self, actions):
         """``frame_skip`` MuJoCo steps of every copy with ``ctrl = actions`` (as
         gymnasium's ``do_simulation``: mj_step n times, then the contact forces)."""
         self.ctrl.copy_(actions)
-        with self._wp.ScopedDevice(self._wdevice):
-            for _ in range(self.frame_skip):
-                self._mjw.step(self.model, self.data)
-            if self.needs_contact_forces:
-                self._mjw.rne_postconstraint(self.model, self.data)
+        self._launch("physics", self._physics)
 
     def _start(self, mask):
         """Restart the copies where ``mask`` (N,) is True: clear their data (as
@@ -182,8 +223,8 @@ class MujocoWarpTask(TensorVectorEnv):
         """
         n, s = self.num_envs, self.reset_noise_scale
         self._reset_mask.copy_(mask)
-        with self._wp.ScopedDevice(self._wdevice):
-            self._mjw.reset_data(self.model, self.data, reset=self._reset_mask_wp)
+        self._launch("reset", lambda: self._mjw.reset_data(self.model, self.data,
+                                                           reset=self._reset_mask_wp))
         u = torch.rand(n, self.qpos.shape[1], generator=self.rng, device=self.device)
         qpos = self.init_qpos + s * (2 * u - 1)
         if self.qvel_noise == "normal":
@@ -194,8 +235,7 @@ class MujocoWarpTask(TensorVectorEnv):
             qvel = s * (2 * v - 1)
         self.qpos.copy_(torch.where(mask[:, None], qpos, self.qpos))
         self.qvel.copy_(torch.where(mask[:, None], qvel, self.qvel))
-        with self._wp.ScopedDevice(self._wdevice):
-            self._mjw.forward(self.model, self.data)
+        self._launch("forward", lambda: self._mjw.forward(self.model, self.data))
 
     # -- the VectorEnv interface -------------------------------------------------------
     def reset(self, *, seed=None, options=None):
@@ -278,8 +318,7 @@ class MujocoWarpTask(TensorVectorEnv):
         demonstrations; an episode's step count is not changed."""
         self.qpos.copy_(torch.as_tensor(qpos, dtype=torch.float32, device=self.device))
         self.qvel.copy_(torch.as_tensor(qvel, dtype=torch.float32, device=self.device))
-        with self._wp.ScopedDevice(self._wdevice):
-            self._mjw.forward(self.model, self.data)
+        self._launch("forward", lambda: self._mjw.forward(self.model, self.data))
         self._position_before = self._position()
         self.state = self._observe()
 

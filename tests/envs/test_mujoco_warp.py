@@ -25,6 +25,7 @@ Two differences are the engines', not ours, and each test says how it handles th
   agree within TOL; with the task's pyramids, the copies touching nothing agree within TOL.
 """
 import builtins
+import warnings
 
 import gymnasium as gym
 import mujoco
@@ -293,3 +294,95 @@ def test_the_docs_page_states_these_tolerances():
         return f"{x:.0e}".replace("e-0", "e-")
     assert f"agree to {short(TOL)} relative" in text
     assert f"contact solve to {short(FORCE_TOL)};" in text
+
+
+class _Recorder:
+    """Stands in for CUDA graph capture on the CPU: inside ``ScopedCapture`` the simulator's
+    calls are recorded instead of run, and ``capture_launch`` replays them, as a graph
+    replays its kernels."""
+
+    def __init__(self, wp, mjw, fail=False):
+        self.wp, self.mjw, self.fail = wp, mjw, fail
+        self.tape, self.captures, self.launches = None, 0, 0
+
+    def __getattr__(self, name):               # warp's other functions: the real ones
+        return getattr(self.wp, name)
+
+    def ScopedCapture(self):                   # noqa: N802 (warp's name)
+        recorder = self
+
+        class Capture:
+            def __enter__(self):
+                if recorder.fail:
+                    raise RuntimeError("operation not permitted when stream is capturing")
+                recorder.tape, recorder.captures = [], recorder.captures + 1
+                self.graph = recorder.tape
+                return self
+
+            def __exit__(self, *exc):
+                recorder.tape = None
+        return Capture()
+
+    def capture_launch(self, graph):
+        self.launches += 1
+        for fn, args, kwargs in graph:
+            fn(*args, **kwargs)
+
+    def simulator(self):
+        recorder = self
+
+        class Sim:
+            def __getattr__(self, name):
+                real = getattr(recorder.mjw, name)
+
+                def call(*args, **kwargs):
+                    if recorder.tape is None:
+                        return real(*args, **kwargs)
+                    recorder.tape.append((real, args, kwargs))
+                return call
+        return Sim()
+
+
+@pytest.mark.parametrize("fail", [False, True])
+def test_graph_path_records_once_and_replays_the_same_physics(fail):
+    """The cuda_graph path, run on the CPU with a stand-in for capture: each pass (physics,
+    restart, forward) is recorded once and replayed on every later step, and the
+    trajectory equals plain launches; a pass that cannot be recorded falls back, with one
+    warning."""
+    plain, graphed = W.Hopper(num_envs=3, max_episode_steps=2), W.Hopper(num_envs=3,
+                                                                       max_episode_steps=2)
+    rec = _Recorder(graphed._wp, graphed._mjw, fail=fail)
+    graphed._wp, graphed._mjw, graphed.cuda_graph = rec, rec.simulator(), True
+    outs = []
+    for task in (plain, graphed):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            obs = [task.reset(seed=1)[0]]
+            for i in range(5):                        # crosses the time limit twice
+                obs.append(task.step(torch.full((3, 3), 0.2 * (-1) ** i))[0])
+        outs.append(torch.stack(obs))
+    assert len([w for w in caught if "CUDA graph" in str(w.message)]) == int(fail)
+    assert torch.equal(outs[0], outs[1])
+    if fail:
+        assert not graphed.cuda_graph and rec.launches == 0
+    else:
+        assert rec.captures == 3 and sorted(graphed._graphs) == ["forward", "physics", "reset"]
+        assert rec.launches == 2 + 5 * 3      # reset(): restart, forward; a step: all three
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+@pytest.mark.parametrize("name", ["Hopper", "Ant"])
+def test_cuda_graphs_replay_what_plain_launches_compute(name):
+    """1,024 copies on cuda:0 for 30 steps (restarts included), with and without graphs."""
+    outs = []
+    for graph in (False, True):
+        task = getattr(W, name)(num_envs=1024, device="cuda:0", max_episode_steps=10,
+                                cuda_graph=graph)
+        obs = [task.reset(seed=2)[0]]
+        gen = torch.Generator(device="cuda:0").manual_seed(3)
+        for _ in range(30):
+            a = 2 * torch.rand(task.action_space.shape, generator=gen, device="cuda:0") - 1
+            obs.append(task.step(a)[0])
+        assert task.cuda_graph == graph
+        outs.append(torch.stack(obs).cpu())
+    torch.testing.assert_close(outs[1], outs[0], rtol=1e-4, atol=1e-4)
