@@ -5,17 +5,17 @@
                                     [--extra_seeds ...] [--jobs N]
                                     [--launcher local|ray] [--ray_address ADDR]
                                     [--data_dir DIR]
-    python benchmarks/mujoco.py collect [--data_dir DIR]     # copy finished runs into the repo
-    python benchmarks/mujoco.py verify [--algos --envs --seeds] [--record]  # rerun epoch 1
-    python benchmarks/mujoco.py report                       # figures + tables for the docs page
-    python benchmarks/mujoco.py speed [--write-docs]         # hours per 1M steps (idle machine)
+    python benchmarks/mujoco.py collect [--data_dir DIR] --publish  # finished runs -> repo
+    python benchmarks/mujoco.py verify [--algos --envs --seeds] [--publish]  # rerun epoch 1
+    python benchmarks/mujoco.py report [--publish]           # figures + tables for the docs page
+    python benchmarks/mujoco.py speed [--publish]         # hours per 1M steps (idle machine)
     python benchmarks/mujoco.py tfinit [--algo --env --seeds]  # the initialisation experiment
-    python benchmarks/mujoco.py physics [--versions ...] [--write-docs]  # engine versions
+    python benchmarks/mujoco.py physics [--versions ...] [--publish]  # engine versions
     python benchmarks/mujoco.py sb3 [--algo --env --seeds --steps]  # SAC/TD3 from SB3
     python benchmarks/mujoco.py nocontact [--algo --seeds --steps --tfinit]  # Ant as Ant-v2 ran
     python benchmarks/mujoco.py noclip [--algo --env --seeds --steps --tfinit]  # unclipped acts
     python benchmarks/mujoco.py tanheps [--env --seeds --steps]  # SAC's floored tanh correction
-    python benchmarks/mujoco.py saturation [--algo --env --inits --seeds --steps] [--write-docs]
+    python benchmarks/mujoco.py saturation [--algo --env --inits --seeds --steps] [--publish]
 
 ``run`` builds one ``ExperimentGrid`` per algorithm and part (tasks x seeds, every other
 argument at the algorithm's default, ``steps_per_epoch`` 4000) and runs all of them through
@@ -41,9 +41,12 @@ resuming is exact), so within one command the long part runs after the others.
 ``collect`` copies each finished run's ``progress.txt`` and ``config.json`` (nothing else)
 to ``docs/benchmarks/mujoco/runs/<scale>/<algo>/<task>/s<seed>/``; ``report`` draws the
 figures with the project's plotter and writes the tables the docs page includes.
-``speed``, ``physics`` and ``saturation`` write their tables (and saturation its rows) under
-``--data_dir``; only with ``--write-docs`` do they replace the page's committed files, so a
-try-out with other flags never changes the repository.
+Only a publish step writes the evidence: every subcommand that produces a file of the page
+(``collect``, ``verify``, ``report``, ``speed``, ``physics``, ``saturation`` and the gap
+experiments) writes it under ``--data_dir`` (the same relative path as in the repository)
+unless given ``--publish``, so a try-out with other flags never changes the repository. A
+publish from a partial selection adds to the committed record and never drops the rest of
+it (``verify --publish`` on a few runs adds them to ``verified.json``).
 """
 import argparse
 import contextlib
@@ -69,9 +72,9 @@ DEFAULT_DATA = osp.expanduser("~/spinup-mujoco")
 
 
 def _target(args, committed_dir, *parts):
-    """Where a try-out subcommand writes ``parts``: the committed ``committed_dir`` with
-    ``--write-docs``, else the same relative path under ``--data_dir``."""
-    if getattr(args, "write_docs", False):
+    """Where a subcommand writes ``parts``: the committed ``committed_dir`` with
+    ``--publish``, else the same relative path under ``--data_dir``."""
+    if getattr(args, "publish", False):
         return osp.join(committed_dir, *parts)
     rel = osp.relpath(committed_dir, ROOT)
     if rel.startswith(".."):        # a committed_dir outside the checkout (the tests')
@@ -374,9 +377,16 @@ def cmd_collect(args):
         dst = committed_dir(r["scale"], r["part"], r["algo"], r["task"], r["seed"])
         if _rows(src) < r["epochs"] or _rows(dst) >= r["epochs"]:
             continue
-        _commit_run(src, dst)
+        if getattr(args, "publish", False):
+            _commit_run(src, dst)
+        else:
+            print(f"finished, not yet committed: {src}")
         copied += 1
-    print(f"mujoco: {copied} new finished run(s) copied to {osp.relpath(RUNS_DIR, ROOT)}")
+    if getattr(args, "publish", False):
+        print(f"mujoco: {copied} new finished run(s) copied to {osp.relpath(RUNS_DIR, ROOT)}")
+    else:
+        print(f"mujoco: {copied} finished run(s) to copy; --publish copies them to "
+              f"{osp.relpath(RUNS_DIR, ROOT)}")
     return 0
 
 
@@ -438,15 +448,28 @@ def cmd_verify(args):
         where = ", ".join(committed.index[committed.ne(rerun)])
         print(f"{name:24s} {'equal' if same else 'DIFFERS in ' + where}", flush=True)
     print(f"mujoco verify: {len(checked)} of {len(runs)} first epochs equal to the committed rows")
-    if args.record and not differ:
+    if args.publish and not differ:
+        signature = numbers_signature(provenance())
+        old = {}
+        if osp.exists(VERIFIED):
+            with open(VERIFIED) as f:
+                old = json.load(f)
+        if old and old.get("signature") == signature:
+            checked = sorted(set(old.get("runs", [])) | set(checked))   # add, drop nothing
+        elif old and set(old.get("runs", [])) - set(checked):
+            print("mujoco verify: the record is of another machine and this selection does "
+                  f"not rerun all {len(old['runs'])} of its runs: nothing recorded (verify "
+                  "every committed run, without --algos/--envs/--seeds, to replace it)")
+            return 1
         with open(VERIFIED, "w") as f:
-            json.dump(dict(signature=numbers_signature(provenance()), cpu=provenance()["cpu"],
+            json.dump(dict(signature=signature, cpu=provenance()["cpu"],
                            date=datetime.date.today().isoformat(), runs=sorted(checked),
-                           command="python benchmarks/mujoco.py verify --record"),
+                           command=getattr(args, "command_line",
+                                           "python benchmarks/mujoco.py verify --publish")),
                       f, indent=4, sort_keys=True)
             f.write("\n")
-        print(f"mujoco verify: wrote {osp.relpath(VERIFIED, ROOT)}")
-    elif args.record:
+        print(f"mujoco verify: wrote {osp.relpath(VERIFIED, ROOT)} ({len(checked)} runs)")
+    elif args.publish:
         print("mujoco verify: some rows differ: nothing recorded")
     return 1 if differ else 0
 
@@ -516,23 +539,99 @@ def _cell(values):
     return f"{values.mean():.0f} ± {values.std(ddof=1):.0f} ({len(values)})"
 
 
-#: Seeds of ours a cell needs before the table calls it below or above the reference's band.
+#: Seeds of ours a cell needs before the table gives it a verdict: inside, below or above.
 SEEDS_TO_DECIDE = 5
+#: The rule, in the words the table's caption and claims.json use.
+RULE = (f"with at least {SEEDS_TO_DECIDE} of our seeds: 'inside', 'below' or 'above', where "
+        "our mean lies against the reference's band (its mean ± its sample standard "
+        f"deviation); with fewer: 'consistent with the band (n seeds)' for a mean inside it, "
+        "else 'undecided (side, n seeds)'; the same rule for every side")
+
+
+def _seeds(n):
+    return f"{n} seed{'s' if n != 1 else ''}"
 
 
 def _verdict(ours, theirs):
-    """Where our per-seed values lie against the reference's band (its mean ± its sample
-    standard deviation): "inside", "below", "above", or "undecided" when our mean is outside
-    the band but fewer than :data:`SEEDS_TO_DECIDE` seeds say so; "--" without data."""
+    """Our per-seed values against the reference's band (its mean ± its sample standard
+    deviation), by :data:`RULE`: "inside", "below" or "above" with at least
+    :data:`SEEDS_TO_DECIDE` seeds; "consistent with the band (n seeds)" or
+    "undecided (side, n seeds)" with fewer; "--" without data."""
     if ours is None or theirs is None or len(theirs.dropna()) < 2:
         return "--"
     ours, theirs = ours.dropna(), theirs.dropna()
     low = theirs.mean() - theirs.std(ddof=1)
     high = theirs.mean() + theirs.std(ddof=1)
     side = "below" if ours.mean() < low else "above" if ours.mean() > high else "inside"
-    if side != "inside" and len(ours) < SEEDS_TO_DECIDE:
-        return f"undecided ({side}, {len(ours)} seed{'s' if len(ours) > 1 else ''})"
-    return side
+    if len(ours) >= SEEDS_TO_DECIDE:
+        return side
+    if side == "inside":
+        return f"consistent with the band ({_seeds(len(ours))})"
+    return f"undecided ({side}, {_seeds(len(ours))})"
+
+
+def welch(a, b):
+    """Welch's unequal-variances t-test of two samples (each of >= 2 values): ``(t, df,
+    p)``, t positive when ``a``'s mean is the larger, df by Welch-Satterthwaite, p
+    two-sided. None when a sample has fewer than two values."""
+    import numpy as np
+    from scipy import stats
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    if len(a) < 2 or len(b) < 2:
+        return None
+    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
+    t = (a.mean() - b.mean()) / np.sqrt(va + vb)
+    df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    return float(t), float(df), float(2 * stats.t.sf(abs(t), df))
+
+
+def _summary(values):
+    """n, mean, sample sd (None for one value), and the values by seed, unrounded."""
+    if values is None:
+        return None
+    values = values.dropna()
+    return dict(n=int(len(values)), mean=float(values.mean()),
+                sd=float(values.std(ddof=1)) if len(values) > 1 else None,
+                by_seed={str(int(k)): float(v) for k, v in values.items()})
+
+
+def table_cells(ours, ref):
+    """Every cell of the performance table: a list of dicts (algo, task, mark, ours,
+    reference, verdict, welch), the values unrounded; the table and claims.json are both
+    written from this one list."""
+    cells = []
+    for algo in ON_POLICY + OFF_POLICY:
+        for task in TASKS + ([HUMANOID] if algo == "ppo" else []):
+            theirs = ref[(ref.algo == algo) & (ref.task == task)]
+            for steps in (300_000, 1_000_000):
+                # 1M steps of TD3 and SAC come from the long part (seed 0 only).
+                name = algo + "-1m" if algo in ("sac", "td3") and steps > 300_000 else algo
+                mine = ours[(ours.algo == name) & (ours.task == task)]
+                a, b = _at(mine, steps, algo), _at(theirs, steps, algo)
+                test = welch(a.dropna(), b.dropna()) if a is not None and b is not None \
+                    else None
+                cells.append(dict(
+                    algo=algo, task=task, mark=f"{steps // 1000}k" if steps < 1_000_000
+                    else "1M", ours=a, reference=None if theirs.empty else b,
+                    verdict=_verdict(a, b) if not theirs.empty else "n/a",
+                    welch=None if test is None else dict(zip(("t", "df", "p"), test))))
+    return cells
+
+
+def _write_claims(ours, ref, path):
+    """claims.json: what the page's prose may quote about each cell (verdict, seeds,
+    means, Welch's test against the reference), unrounded; tests/docs/test_mujoco_claims.py
+    checks every quoting sentence against it."""
+    out = dict(rule=RULE, seeds_to_decide=SEEDS_TO_DECIDE,
+               command="python benchmarks/mujoco.py report --publish", cells={})
+    for c in table_cells(ours, ref):
+        out["cells"][f"{c['algo']} {c['task']} {c['mark']}"] = dict(
+            verdict=c["verdict"], ours=_summary(c["ours"]),
+            reference=_summary(c["reference"]), welch=c["welch"])
+    os.makedirs(osp.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+        f.write("\n")
 
 
 def cmd_report(args):
@@ -552,33 +651,27 @@ def cmd_report(args):
     lines = [".. list-table:: Performance at 300k and 1M steps: mean ± sample standard "
              "deviation over seeds (number of seeds) of each seed's mean over its three "
              "evaluations in the 60k steps up to the mark; ours on ``-v5``, Spinning Up's on "
-             "``-v2``; 'against band': our mean against the reference's mean ± its standard "
-             f"deviation, 'undecided' while fewer than {SEEDS_TO_DECIDE} of our seeds",
+             f"``-v2``; 'against band', {RULE}",
              "   :header-rows: 1", "", "   * - algorithm", "     - task",
              "     - ours 300k", "     - reference 300k", "     - against band 300k",
              "     - ours 1M", "     - reference 1M", "     - against band 1M"]
     below = []
-    for algo in ON_POLICY + OFF_POLICY:
-        for task in TASKS + ([HUMANOID] if algo == "ppo" else []):
-            theirs = ref[(ref.algo == algo) & (ref.task == task)]
-            row = [algo.upper(), task]
-            for steps in (300_000, 1_000_000):
-                # 1M steps of TD3 and SAC come from the long part (seed 0 only).
-                name = algo + "-1m" if algo in ("sac", "td3") and steps > 300_000 else algo
-                mine = ours[(ours.algo == name) & (ours.task == task)]
-                a, b = _at(mine, steps, algo), _at(theirs, steps, algo)
-                verdict = _verdict(a, b)
-                row += [_cell(a), _cell(b) if not theirs.empty else "n/a",
-                        verdict if not theirs.empty else "n/a"]
-                if verdict not in ("inside", "--"):
-                    below.append(f"{algo} {task} {steps // 1000}k: {verdict}")
-            lines += ["   * - " + row[0]] + ["     - " + c for c in row[1:]]
-    with open(osp.join(PAGE_DIR, "table.inc"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("outside the reference band:", "; ".join(below) or "none")
-    _write_status(ours)
-    _write_experiments(ours, ref)
-    _write_hours(ours)
+    cells = table_cells(ours, ref)
+    for i in range(0, len(cells), 2):          # one row: the 300k and the 1M cell
+        row = [cells[i]["algo"].upper(), cells[i]["task"]]
+        for c in cells[i:i + 2]:
+            no_ref = c["verdict"] == "n/a"
+            row += [_cell(c["ours"]), "n/a" if no_ref else _cell(c["reference"]),
+                    c["verdict"]]
+            if c["verdict"] not in ("inside", "--", "n/a"):
+                below.append(f"{c['algo']} {c['task']} {c['mark']}: {c['verdict']}")
+        lines += ["   * - " + row[0]] + ["     - " + x for x in row[1:]]
+    _write_text(_target(args, PAGE_DIR, "table.inc"), lines)
+    print("not inside the reference band:", "; ".join(below) or "none")
+    _write_claims(ours, ref, _target(args, PAGE_DIR, "claims.json"))
+    _write_status(ours, _target(args, PAGE_DIR, "status.inc"))
+    _write_experiments(ours, ref, _target(args, PAGE_DIR, "experiments.inc"))
+    _write_hours(ours, _target(args, PAGE_DIR, "hours.inc"))
 
     def runs(directory, algo, end):
         """The runs below ``directory`` on the reference's 20k grid up to ``end`` steps (the
@@ -637,7 +730,9 @@ def cmd_report(args):
                     curves.append((label, line, bands, f"C{algos.index(algo)}", dashed))
             _restyle(ax, curves, title, end)
         fig.tight_layout(h_pad=1.2)
-        fig.savefig(osp.join(IMAGE_DIR, f"mujoco_{task.lower()}.png"), dpi=150)
+        figure = _target(args, IMAGE_DIR, f"mujoco_{task.lower()}.png")
+        os.makedirs(osp.dirname(figure), exist_ok=True)
+        fig.savefig(figure, dpi=150)
         plt.close(fig)
     return 0
 
@@ -807,7 +902,10 @@ def _run_variant(args, label, actor_critic=None, env_kwargs=None, wrapper=None):
                 epochs=epochs, steps_per_epoch=STEPS_PER_EPOCH,
                 logger_kwargs=dict(output_dir=out, exp_name=name,
                                    resume=osp.exists(checkpoint_path(out))))
-        _commit_run(out, dst)
+        if args.publish:
+            _commit_run(out, dst)
+        else:
+            print(f"finished in {out}; --publish copies it to {osp.relpath(dst, ROOT)}")
     return 0
 
 
@@ -1137,6 +1235,7 @@ def cmd_sb3(args):
         model = SpinningUpStart("MlpPolicy", env, **own, **common)
         callback = Evaluate(test_env)
         model.learn(total_timesteps=args.steps, callback=callback)
+        dst = dst if args.publish else _target(args, dst)
         os.makedirs(dst, exist_ok=True)
         pd.DataFrame(callback.rows).to_csv(osp.join(dst, "progress.txt"), sep="\t",
                                            index=False)
@@ -1150,7 +1249,7 @@ def cmd_sb3(args):
     return 0
 
 
-def _write_experiments(ours, ref):
+def _write_experiments(ours, ref, path):
     """experiments.inc: each gap experiment beside the default runs and the reference.
 
     Columns: the evaluation at 40k, 100k, 200k and 300k steps (one grid point each: the
@@ -1158,10 +1257,8 @@ def _write_experiments(ours, ref):
     to 300k steps (the area under the curve, per seed). A directory in
     ``runs/experiments`` whose runs are shorter shows "--" where they stop."""
     exp = _load("experiments")
-    path = osp.join(PAGE_DIR, "experiments.inc")
     if exp is None:
-        with open(path, "w") as f:
-            f.write("No experiment has finished yet.\n")
+        _write_text(path, ["No experiment has finished yet."])
         return
     marks = (40_000, 100_000, 200_000, 300_000)
     lines = [".. list-table:: Gap experiments: the evaluation at each mark, mean ± sample "
@@ -1184,11 +1281,10 @@ def _write_experiments(ours, ref):
             lines += [f"   * - {label}", f"     - {task}"]
             lines += [f"     - {_cell(_at(table, m, algo, window=GRID))}" for m in marks]
             lines += [f"     - {_cell(area)}"]
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
+    _write_text(path, lines)
 
 
-def _write_status(ours):
+def _write_status(ours, path):
     """How much of the ``here`` protocol is committed, per part and algorithm."""
     lines = [".. list-table:: Runs committed so far (of the protocol above)", "   :header-rows: 1",
              "", "   * - part", "     - algorithm", "     - finished runs", "     - planned"]
@@ -1199,11 +1295,10 @@ def _write_status(ours):
                        >= steps // STEPS_PER_EPOCH for t in tasks for s in seeds)
             lines += [f"   * - {part}", f"     - {name.upper()}", f"     - {done}",
                       f"     - {len(tasks) * len(seeds)}"]
-    with open(osp.join(PAGE_DIR, "status.inc"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    _write_text(path, lines)
 
 
-def _write_hours(ours):
+def _write_hours(ours, path):
     """hours.inc: the run-hours of the committed ``here`` runs, from their ``Time`` column.
 
     ``Time`` is the wall-clock seconds since a run started (a resumed run's earlier part
@@ -1250,8 +1345,7 @@ def _write_hours(ours):
     if here is not None and spec is not None:
         lines[-1] += (f" At the median rates above, the ``here`` protocol is about {here:.0f} "
                       f"run-hours and ``--scale spec`` about {spec:.0f}.")
-    with open(osp.join(PAGE_DIR, "hours.inc"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    _write_text(path, lines)
 
 
 def cmd_reference(args):
@@ -1343,20 +1437,18 @@ def build_parser():
                           "without it a local Ray instance is started)")
     data_dir(run, "where the runs write (created if needed); giving the same command again "
                   "continues the runs found there")
-    col = add("collect", "copy finished runs into docs/benchmarks/mujoco/runs")
+    col = add("collect", "copy finished runs into docs/benchmarks/mujoco/runs (--publish)")
     data_dir(col, "the directory that run wrote to (it must exist)")
     ver = add("verify", "rerun the first epoch of committed runs and compare exactly "
-                        "(--record: write verified.json)")
+                        "(--publish: add them to verified.json)")
     ver.add_argument("--algos", nargs="+", choices=algorithms,
                      help="only the committed runs of these algorithms (default: all)")
     ver.add_argument("--envs", nargs="+", choices=TASKS,
                      help="only the committed runs on these tasks (default: all)")
     ver.add_argument("--seeds", nargs="+", type=int,
                      help="only the committed runs of these seeds (default: all)")
-    ver.add_argument("--record", action="store_true",
-                     help="when every row is equal, record this machine as one that "
-                          "reproduces the runs")
-    add("report", "write the page's figures and tables")
+    rep_ = add("report", "write the page's figures and tables")
+    data_dir(rep_, "where the tables and figures go unless --publish (created if needed)")
     add("reference", "unpack the reference TSV for the plotter")
     speed = add("speed", "hours per 1M steps per algorithm (idle machine!)")
     speed.add_argument("--algos", nargs="+", choices=algorithms,
@@ -1365,7 +1457,7 @@ def build_parser():
                        help="the task the algorithms are timed on")
     speed.add_argument("--epochs", type=int, default=5,
                        help="at least 3: the speed is taken over the last two")
-    data_dir(speed, "where the table goes unless --write-docs (created if needed)")
+    data_dir(speed, "where the table goes unless --publish (created if needed)")
     # The gap experiments that train: one task, some seeds, a step budget each.
     for name, about, seeds, steps in (
             ("tfinit", "TF1's layer initialisation", [0, 1], 300_000),
@@ -1412,7 +1504,7 @@ def build_parser():
                      help="the seeds to run for each init")
     sat.add_argument("--steps", type=int, default=12_000,
                      help=f"environment steps per run, a multiple of {STEPS_PER_EPOCH}")
-    data_dir(sat, "where the runs, the rows and (unless --write-docs) the table go "
+    data_dir(sat, "where the runs, the rows and (unless --publish) the table go "
                   "(created if needed)")
     physics = add("physics", "a gap experiment: the tasks under other releases of the "
                              "mujoco engine")
@@ -1421,12 +1513,26 @@ def build_parser():
                          help="the mujoco releases to compare with the installed one")
     physics.add_argument("--steps", type=int, default=1000,
                          help="the states recorded per task, each stepped once per release")
-    data_dir(physics, "where the releases are installed and (unless --write-docs) the "
+    data_dir(physics, "where the releases are installed and (unless --publish) the "
                       "table goes (created if needed)")
-    for tryout in (speed, sat, physics):
-        tryout.add_argument("--write-docs", dest="write_docs", action="store_true",
-                            help="write the result into the docs page's committed files "
-                                 "(default: under --data_dir)")
+    publishes = {col: "copy the finished runs into the repository (default: list them)",
+                 ver: "when every row is equal, add this machine and the runs checked to "
+                      "verified.json (a record of another machine is replaced only by a "
+                      "verify of every committed run)",
+                 rep_: "write the page's committed tables and figures (default: under "
+                       "--data_dir)",
+                 speed: None, sat: None, physics: None}
+    for name in ("tfinit", "tanheps", "sb3", "nocontact", "noclip"):
+        publishes[sub.choices[name]] = ("copy each finished run into docs/benchmarks/mujoco/"
+                                        "runs/experiments (default: it stays under "
+                                        "--data_dir)")
+    for p, what in publishes.items():
+        p.add_argument("--publish", action="store_true", help=what or (
+            "write the result into the docs page's committed files (default: under "
+            "--data_dir)"))
+        # the names of earlier versions, for commands in old notes and records
+        old = "--record" if p is ver else "--write-docs"
+        p.add_argument(old, dest="publish", action="store_true", help=argparse.SUPPRESS)
     return parser
 
 

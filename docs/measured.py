@@ -452,14 +452,14 @@ ENTRIES = [
       "a rerun of its first 12k steps ends with every test action at a bound and a median "
       ":math:`|u|` of 28.4", ("21.5 to 22.4", "75 epochs", "every test action", "28.4"),
       "python benchmarks/mujoco.py run --part offpolicy --algos ddpg --envs Hopper --seeds 0; "
-      "python benchmarks/mujoco.py saturation --write-docs", True, TODAY, HEAD,
+      "python benchmarks/mujoco.py saturation --publish", True, TODAY, HEAD,
       measure=ddpg_hopper_s0, anywhere=True,
       source=(BENCH + "mujoco/runs/experiments/saturation/ddpg-Hopper.tsv", ()),
       note="the check reads the committed run and the saturation table (the runs take hours)"),
     E("ddpg-hopper-stuck", "algorithms/ddpg.rst",
       "of ten seeds, two were stuck after 12k steps and one of them still at 40k",
       ("two were stuck after 12k", "one of them still at 40k"),
-      "python benchmarks/mujoco.py saturation --write-docs", False, "2026-11-27", "8bd842a",
+      "python benchmarks/mujoco.py saturation --publish", False, "2026-11-27", "8bd842a",
       source=(BENCH + "mujoco/saturation.inc", ("- 2 of 10", "- 1 of 2"))),
     E("td3-hopper-stuck", "algorithms/ddpg.rst", "same actor and the same risk (one of ten "
       "seeds there)", ("one of ten",), "python benchmarks/mujoco.py saturation --algo td3 "

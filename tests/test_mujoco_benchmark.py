@@ -212,12 +212,14 @@ def test_extra_seeds_are_planned_collected_and_checked(tmp_path, monkeypatch):
     rows = ["Epoch\tTotalEnvInteracts"] + [f"{i}\t{4000 * i}" for i in range(1, epochs)]
     (run_dir / "progress.txt").write_text("\n".join(rows) + "\n")     # one epoch short
     (run_dir / "config.json").write_text("{}")
-    harness.cmd_collect(argparse.Namespace(data_dir=str(data)))
+    harness.cmd_collect(argparse.Namespace(data_dir=str(data), publish=True))
     dst = committed / "here" / "sac" / "HalfCheetah" / "s2"
     assert not dst.exists()
     with open(run_dir / "progress.txt", "a") as f:
         f.write(f"{epochs}\t{4000 * epochs}\n")
-    harness.cmd_collect(argparse.Namespace(data_dir=str(data)))
+    harness.cmd_collect(argparse.Namespace(data_dir=str(data)))    # no --publish: a list
+    assert not dst.exists()
+    harness.cmd_collect(argparse.Namespace(data_dir=str(data), publish=True))
     assert (dst / "progress.txt").read_text() == (run_dir / "progress.txt").read_text()
 
     with pytest.raises(SystemExit) as err:
@@ -236,7 +238,7 @@ def test_saturation_counts_stuck_seeds_and_skips_measured_ones(tmp_path, monkeyp
     monkeypatch.setattr(harness, "RUNS_DIR", str(tmp_path / "runs"))
     monkeypatch.setattr(harness, "PAGE_DIR", str(tmp_path))
     argv = ["saturation", "--seeds", "0", "--steps", "1200", "--data_dir", str(tmp_path / "d"),
-            "--write-docs"]
+            "--publish"]
     assert harness.main(argv) == 0
     table = tmp_path / "runs" / "experiments" / "saturation" / "ddpg-Hopper.tsv"
     rows = pd.read_table(table)
@@ -246,7 +248,7 @@ def test_saturation_counts_stuck_seeds_and_skips_measured_ones(tmp_path, monkeyp
     before = table.read_text()
     assert harness.main(argv) == 0
     assert table.read_text() == before
-    # Without --write-docs (a try-out, here with another --steps) the committed files stay
+    # Without --publish (a try-out, here with another --steps) the committed files stay
     # as they are; the rows and the table go under --data_dir.
     inc_before = (tmp_path / "saturation.inc").read_text()
     tryout = ["saturation", "--seeds", "0", "--inits", "default", "--steps", "1800",
@@ -283,7 +285,7 @@ def test_nocontact_runs_ant_without_contact_forces(tmp_path, monkeypatch, one_th
     monkeypatch.setattr(harness, "STEPS_PER_EPOCH", 200)
     monkeypatch.setattr(harness, "RUNS_DIR", str(tmp_path / "runs"))
     argv = ["nocontact", "--algo", "ppo", "--seeds", "0", "--steps", "400",
-            "--data_dir", str(tmp_path / "d")]
+            "--data_dir", str(tmp_path / "d"), "--publish"]
     assert harness.main(argv) == 0
     run = tmp_path / "runs" / "experiments" / "ppo-nocontact" / "Ant" / "s0"
     assert len(pd.read_table(run / "progress.txt")) == 2
@@ -370,3 +372,63 @@ def test_every_committed_run_has_its_provenance_and_no_machine_path():
         with open(osp.join(d, "config.json")) as f:
             output_dir = json.load(f).get("logger_kwargs", {}).get("output_dir", "")
         assert not osp.isabs(output_dir or ""), d
+
+
+def test_verdict_rule_is_the_same_on_every_side():
+    """Five seeds of ours before any of inside, below or above; fewer say how many."""
+    harness = load_benchmark("mujoco")
+    ref = pd.Series([90.0, 100.0, 110.0])                 # band 90..110
+    v = harness._verdict
+    assert v(pd.Series([100.0] * 5), ref) == "inside"
+    assert v(pd.Series([50.0] * 5), ref) == "below" and v(pd.Series([150.0] * 5), ref) == "above"
+    assert v(pd.Series([100.0] * 4), ref) == "consistent with the band (4 seeds)"
+    assert v(pd.Series([100.0]), ref) == "consistent with the band (1 seed)"
+    assert v(pd.Series([50.0, 60.0]), ref) == "undecided (below, 2 seeds)"
+    assert v(None, ref) == "--" and v(pd.Series([1.0] * 5), pd.Series([1.0])) == "--"
+
+
+def test_welch_agrees_with_scipy():
+    from scipy import stats
+    harness = load_benchmark("mujoco")
+    a, b = [7553.0, 6179.0, 6585.0, 8077.0, 7118.0], [7095.0, 8544.0, 7400.0, 8100.0, 7826.0]
+    t, df, p = harness.welch(a, b)
+    ref = stats.ttest_ind(a, b, equal_var=False)
+    assert abs(t - ref.statistic) < 1e-12 and abs(p - ref.pvalue) < 1e-12
+    assert 2 < df < 8 and harness.welch([1.0], b) is None
+
+
+def test_only_publish_writes_the_page(tmp_path, monkeypatch):
+    """report and verify write the committed files only with --publish; verify --publish on
+    a few runs adds them to the record (same machine) and never drops the others."""
+    harness = load_benchmark("mujoco")
+    page, images = tmp_path / "page", tmp_path / "images"
+    page.mkdir(), images.mkdir()
+    monkeypatch.setattr(harness, "PAGE_DIR", str(page))
+    monkeypatch.setattr(harness, "IMAGE_DIR", str(images))
+    data = tmp_path / "data"
+    assert harness.main(["report", "--data_dir", str(data)]) == 0
+    assert not any(page.iterdir()) and not any(images.iterdir())
+    claims = json.loads((data / "page" / "claims.json").read_text())
+    cell = claims["cells"]["td3 HalfCheetah 300k"]
+    table = (data / "page" / "table.inc").read_text()
+    assert cell["verdict"] in table and cell["ours"]["n"] == len(cell["ours"]["by_seed"])
+    assert (data / "images" / "mujoco_hopper.png").exists()
+
+    verified = tmp_path / "verified.json"
+    monkeypatch.setattr(harness, "VERIFIED", str(verified))
+    from spinup.machinery.provenance import numbers_signature, provenance
+    mine = numbers_signature(provenance())
+    verified.write_text(json.dumps(dict(signature=mine, runs=["ppo/Hopper/s1", "x/y/s0"])))
+    row = pd.Series([1.0, 2.0], index=["Epoch", "AverageEpRet"])
+    monkeypatch.setattr(harness, "first_epoch", lambda src, out: (row, row))
+    argv = ["verify", "--algos", "ppo", "--envs", "Hopper", "--seeds", "0"]
+    assert harness.main(argv) == 0
+    assert json.loads(verified.read_text())["runs"] == ["ppo/Hopper/s1", "x/y/s0"]
+    assert harness.main(argv + ["--publish"]) == 0
+    record = json.loads(verified.read_text())
+    assert record["runs"] == ["ppo/Hopper/s0", "ppo/Hopper/s1", "x/y/s0"]
+    assert "--algos ppo --envs Hopper --seeds 0 --publish" in record["command"]
+    # a record of another machine is not replaced by a partial selection
+    verified.write_text(json.dumps(dict(signature={"cpu": "other"}, runs=["x/y/s0"])))
+    assert harness.main(argv + ["--publish"]) == 1
+    assert json.loads(verified.read_text())["runs"] == ["x/y/s0"]
