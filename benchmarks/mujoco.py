@@ -1349,20 +1349,22 @@ def _write_hours(ours, path):
 
 
 def cmd_reference(args):
-    """Turn the reference TSV into progress.txt/config.json directories the plotter reads."""
+    """Turn the reference TSV into progress.txt/config.json directories the plotter reads
+    (reference/README.md says where the TSV comes from)."""
     import pandas as pd
     ref = pd.read_table(osp.join(REF_DIR, "spinningup-mujoco-3M.tsv"))
     for (algo, env, seed), t in ref.groupby(["algo", "env", "seed"]):
         task = env.replace("-v2", "")
         if task not in TASKS and (task, algo) != (HUMANOID, "ppo"):
             continue
-        d = osp.join(REF_DIR, "runs", algo, task, f"s{seed}")
+        d = _target(args, REF_DIR, "runs", algo, task, f"s{seed}")
         os.makedirs(d, exist_ok=True)
         cols = ["Epoch", "TotalEnvInteracts", "AverageEpRet"] + (
             ["AverageTestEpRet"] if algo != "ppo" else [])
         t[cols].to_csv(osp.join(d, "progress.txt"), sep="\t", index=False)
         with open(osp.join(d, "config.json"), "w") as f:
-            json.dump({"exp_name": f"spinningup_{algo}_{task}", "source": "see README"}, f)
+            json.dump({"exp_name": f"spinningup_{algo}_{task}",
+                       "source": "docs/benchmarks/mujoco/reference/README.md"}, f)
     return 0
 
 
@@ -1449,7 +1451,8 @@ def build_parser():
                      help="only the committed runs of these seeds (default: all)")
     rep_ = add("report", "write the page's figures and tables")
     data_dir(rep_, "where the tables and figures go unless --publish (created if needed)")
-    add("reference", "unpack the reference TSV for the plotter")
+    refp = add("reference", "unpack the reference TSV for the plotter")
+    data_dir(refp, "where the runs go unless --publish (created if needed)")
     speed = add("speed", "hours per 1M steps per algorithm (idle machine!)")
     speed.add_argument("--algos", nargs="+", choices=algorithms,
                        help="the algorithms to time (default: all six)")
@@ -1521,6 +1524,7 @@ def build_parser():
                       "verify of every committed run)",
                  rep_: "write the page's committed tables and figures (default: under "
                        "--data_dir)",
+                 refp: "write the committed reference/runs (default: under --data_dir)",
                  speed: None, sat: None, physics: None}
     for name in ("tfinit", "tanheps", "sb3", "nocontact", "noclip"):
         publishes[sub.choices[name]] = ("copy each finished run into docs/benchmarks/mujoco/"
