@@ -1106,7 +1106,9 @@ def cmd_physics(args):
     states differ by more than 1e-6. One step, not a whole rollout: these tasks are
     chaotic, so two rollouts part after a few hundred steps from any difference in
     rounding, while a one-step difference is a difference in the engine itself.
-    Writes ``physics.inc`` (for the page with ``--write-docs``)."""
+    Writes ``physics.inc`` and its raw data, ``runs/experiments/physics/differences.tsv``
+    (one row per release, task and state: the largest difference in that state's next
+    observation or reward), into the page with ``--publish``."""
     import numpy as np
     states = osp.join(osp.abspath(args.data_dir), "physics-states.json")
 
@@ -1130,6 +1132,7 @@ def cmd_physics(args):
              f"observation or reward over {args.steps} recorded states (states differing "
              "by more than 1e-6)", "   :header-rows: 1", "",
              "   * - mujoco"] + [f"     - {t}" for t in TASKS]
+    raw = ["release\ttask\tstate\tdifference"]
     for version in args.versions:
         target = osp.join(osp.abspath(args.data_dir), f"mujoco-{version}")
         if not osp.isdir(osp.join(target, "mujoco")):
@@ -1142,12 +1145,14 @@ def cmd_physics(args):
         for task in TASKS:
             diff = np.abs(np.array(base["runs"][task]) - np.array(other["runs"][task]))
             worst, many = float(diff.max()), int((diff.max(axis=1) > 1e-6).sum())
+            raw += [f"{version}\t{task}\t{i}\t{d:.3g}" for i, d in enumerate(diff.max(axis=1))]
             print(f"mujoco {version} vs {base['version']}  {task:12s} largest difference "
                   f"{worst:.1e}, {many} of {len(diff)} states above 1e-6")
             lines.append(f"     - {worst:.0e} ({many})")
     path = _target(args, PAGE_DIR, "physics.inc")
     _write_text(path, lines)
-    print(f"mujoco physics: wrote {path}")
+    _write_text(_target(args, RUNS_DIR, "experiments", "physics", "differences.tsv"), raw)
+    print(f"mujoco physics: wrote {path} and its raw data")
     return 0
 
 

@@ -432,3 +432,36 @@ def test_only_publish_writes_the_page(tmp_path, monkeypatch):
     verified.write_text(json.dumps(dict(signature={"cpu": "other"}, runs=["x/y/s0"])))
     assert harness.main(argv + ["--publish"]) == 1
     assert json.loads(verified.read_text())["runs"] == ["x/y/s0"]
+
+
+@pytest.mark.xdist_group("serial")
+def test_try_outs_leave_a_clean_clone_clean(tmp_path):
+    """The reported try-outs (issue 59) in a fresh clone, run from outside it: without
+    --publish, report, reference, collect and a one-run verify write only under --data_dir,
+    and git status of the clone stays as it was."""
+    import shutil
+    import subprocess
+    import sys
+    root = osp.dirname(osp.dirname(osp.abspath(__file__)))
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", root, str(clone)], check=True)
+    shutil.copy(osp.join(root, "benchmarks", "mujoco.py"), clone / "benchmarks" / "mujoco.py")
+
+    def status():
+        return subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"],
+                              cwd=clone, capture_output=True, text=True, check=True).stdout
+    before = status()
+    data = tmp_path / "data"
+    data.mkdir()
+    script = str(clone / "benchmarks" / "mujoco.py")
+    for args in (["report", "--data_dir", str(data)], ["reference", "--data_dir", str(data)],
+                 ["collect", "--data_dir", str(data)],
+                 ["verify", "--algos", "ppo", "--envs", "Hopper", "--seeds", "0"]):
+        out = subprocess.run([sys.executable, script, *args],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                             env=dict(os.environ, PYTHONPATH=str(clone)))
+        assert out.returncode in (0, 1), (args, out.stderr[-2000:])   # 1: verify differs
+        assert "Traceback" not in out.stderr, (args, out.stderr[-2000:])
+        assert status() == before, (args, status())
+    assert (data / "docs" / "benchmarks" / "mujoco" / "claims.json").exists()
+    assert (data / "docs" / "benchmarks" / "mujoco" / "reference" / "runs").is_dir()

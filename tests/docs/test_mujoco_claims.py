@@ -204,3 +204,29 @@ def test_the_rule_on_the_page_is_the_rule_in_the_claims(pages, claims):
     assert claims["seeds_to_decide"] == 5
     assert "a verdict, \"inside\", \"below\" or \"above\", needs five seeds of ours" \
         in pages["mujoco"]
+
+
+def test_the_engine_table_and_its_sentences_come_from_the_raw_differences(pages):
+    """physics.inc and the sentences about it, recomputed from the committed raw data
+    (``mujoco.py physics --publish`` writes both)."""
+    import pandas as pd
+    bench = ROOT / "docs" / "benchmarks" / "mujoco"
+    raw = pd.read_table(bench / "runs" / "experiments" / "physics" / "differences.tsv",
+                        dtype={"release": str})
+    table = (bench / "physics.inc").read_text(encoding="utf-8")
+    tasks = re.findall(r"^     - (\w+)$", table.split("   * - 2.3.3")[0], flags=re.M)
+    for release, block in re.findall(r"^   \* - ([\d.]+)\n((?:     - .*\n)+)", table, flags=re.M):
+        cells = [line[len("     - "):] for line in block.splitlines()]
+        for task, cell in zip(tasks, cells):
+            d = raw[(raw.release == release) & (raw.task == task)]["difference"]
+            assert len(d) == 1000
+            assert cell == f"{d.max():.0e} ({int((d > 1e-6).sum())})", (release, task)
+    hopper = raw[(raw.task == "Hopper") & raw.release.isin(["2.3.3", "3.0.1", "3.2.7", "3.3.7"])]
+    counts = hopper.groupby("release")["difference"].apply(lambda d: int((d > 1e-6).sum()))
+    assert set(counts) == {599} and round(hopper["difference"].max(), 1) == 0.2
+    assert "(under the older releases 599 of the 1000 states differ, by up to 0.2)" \
+        in pages["mujoco"]
+    ant = raw[raw.task == "Ant"].groupby("release")["difference"]
+    assert set(ant.apply(lambda d: int((d > 1e-6).sum()))) == {984}
+    assert 2 <= ant.max().min() and ant.max().max() <= 3
+    assert "(984 of the 1000 states, by up to 2 or 3)" in pages["mujoco"]
