@@ -17,14 +17,17 @@ run under those environment settings (the cost of a setting that fixes torch's k
 value step per epoch (``train_pi_iters=train_v_iters=1``), epochs of ``--steps``
 steps, one of warm-up; it prints microseconds of CPU time per env step.
 """
-import argparse
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+# Runs from any folder; this folder leaves the path (its mujoco.py would hide the package).
+sys.path[:] = [ROOT] + [p for p in sys.path if os.path.abspath(p or ".") != HERE]
+from benchmarks import _cli  # noqa: E402
 
 # Runs in the child process: warm-up (100 random steps, 100 with updates), then one
 # timed run of the Pendulum configuration of offpolicy_speed.py; prints CPU seconds.
@@ -68,19 +71,29 @@ def timed_run(algo, steps, pythonpath, settings=None):
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
     child = CHILD_PPO if algo == "ppo" else CHILD
-    out = subprocess.run([sys.executable, "-c", child, algo, str(steps)], env=env, check=True,
+    out = subprocess.run([sys.executable, "-c", child, algo, str(steps)], env=env,
                          capture_output=True, text=True, cwd=tempfile.gettempdir())
+    if out.returncode != 0:
+        last = (out.stderr.strip().splitlines() or [f"exit status {out.returncode}"])[-1]
+        raise SystemExit(f"ab_versions: a timed {algo} run failed: {last}")
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def _compare_revision(args):
-    archived = subprocess.run(["git", "-C", ROOT, "archive", args.rev, "spinup"],
-                              capture_output=True)
+def _archive(parser, rev):
+    """``git archive`` of ``spinup/`` at ``rev`` (refused in one line when git cannot)."""
+    try:
+        archived = subprocess.run(["git", "-C", ROOT, "archive", rev, "spinup"],
+                                  capture_output=True)
+    except OSError as error:
+        parser.error(f"cannot run git: {error}")
     if archived.returncode != 0:
-        sys.exit(f"ab_versions: cannot unpack revision {args.rev!r}: "
-                 f"{archived.stderr.decode().strip()}")
+        reason = (archived.stderr.decode().strip().splitlines() or ["git archive failed"])[0]
+        parser.error(f"cannot unpack revision {rev!r}: {reason}")
+    return archived.stdout
+
+
+def _compare_revision(args, archive):
     with tempfile.TemporaryDirectory(prefix="spinup_rev_") as old_tree:
-        archive = archived.stdout
         subprocess.run(["tar", "-x", "-C", old_tree], input=archive, check=True)
         times = {"working tree": [], args.rev: []}
         for i in range(args.pairs):
@@ -91,21 +104,25 @@ def _compare_revision(args):
     return times
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv=None):
+    parser = _cli.parser(__file__, __doc__.split("\n")[0])
     parser.add_argument("rev", nargs="?", help="git revision to compare the working tree with")
-    parser.add_argument("--set", nargs="+", metavar="NAME=VALUE",
+    parser.add_argument("--set", nargs="+", metavar="NAME=VALUE", type=_cli.settings,
                         help="compare the working tree with itself under these settings")
-    parser.add_argument("--algo", default="sac", choices=["sac", "td3", "ddpg", "ppo"])
-    parser.add_argument("--pairs", type=int, default=8)
-    parser.add_argument("--steps", type=int, default=3000)
-    args = parser.parse_args()
+    parser.add_argument("--algo", default="sac", choices=["sac", "td3", "ddpg", "ppo"],
+                        help="what the runs train")
+    parser.add_argument("--pairs", type=_cli.positive, default=8,
+                        help="alternating pairs of runs")
+    parser.add_argument("--steps", type=_cli.positive, default=3000,
+                        help="timed env steps per run (sac/td3/ddpg: more than the 1000 "
+                             "random ones; ppo: steps per epoch)")
+    args = parser.parse_args(argv)
     if (args.rev is None) == (args.set is None):
-        sys.exit("ab_versions: give a revision or --set NAME=VALUE ..., one of the two")
+        parser.error("give a revision or --set NAME=VALUE ..., one of the two")
+    if args.algo != "ppo" and args.steps <= 1000:
+        parser.error(f"--steps {args.steps}: {args.algo} starts learning after 1000 steps; "
+                     "give more")
     if args.set:
-        bad = [pair for pair in args.set if "=" not in pair or pair.startswith("=")]
-        if bad:
-            sys.exit(f"ab_versions: --set takes NAME=VALUE, got {' '.join(bad)!r}")
         settings = dict(pair.partition("=")[::2] for pair in args.set)
         other = " ".join(args.set)
         times = {"working tree": [], other: []}
@@ -116,7 +133,7 @@ def main():
                   f"with {other} {times[other][-1]:.2f}", flush=True)
     else:
         other = args.rev
-        times = _compare_revision(args)
+        times = _compare_revision(args, _archive(parser, args.rev))
     unit = "us per step" if args.algo == "ppo" else f"s of CPU for {args.steps} steps"
     for name, ts in times.items():
         print(f"{name:>14s}: median {statistics.median(ts):.2f}, fastest {min(ts):.2f} "

@@ -31,16 +31,15 @@ import importlib
 import importlib.util
 import os
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-import gymnasium as gym
-import numpy as np
-import pandas as pd
-import torch
-
-import spinup
+HERE = os.path.dirname(os.path.abspath(__file__))
+# Runs from any folder; this folder leaves the path (its mujoco.py would hide the package).
+sys.path[:] = [os.path.dirname(HERE)] + [p for p in sys.path if os.path.abspath(p or ".") != HERE]
+from benchmarks import _cli  # noqa: E402
 
 ON_POLICY = ("vpg", "trpo", "ppo", "a2c", "a3c")
 ALGO_OF = dict(ppo8="ppo")   # row name -> algorithm
@@ -71,6 +70,7 @@ EPOCH_KWARGS = dict(
 def record_observations(env_id, n):
     """``n`` observations of ``env_id`` under random actions, and the env's own step
     time in microseconds (resets included)."""
+    import gymnasium as gym
     env = gym.make(env_id)
     env.action_space.seed(0)
     obs, _ = env.reset(seed=0)
@@ -101,6 +101,9 @@ def load_core(algo, ref=None):
 def acting_call(algo, env_id, ref=None):
     """The algorithm's per-step acting call, ``f(numpy obs) -> numpy action``
     (with the core module of checkout ``ref`` when given)."""
+    import gymnasium as gym
+    import numpy as np
+    import torch
     env = gym.make(env_id)
     algo = ALGO_OF.get(algo, algo)
     core = load_core(algo, ref)
@@ -130,6 +133,7 @@ def acting_call(algo, env_id, ref=None):
 def acting_us(algo, observations, repeats, ref=None, clock=time.perf_counter):
     """Median over ``repeats`` of the microseconds per acting call, and the same for
     checkout ``ref`` (``nan`` without one), the two timed in turn with ``clock``."""
+    import numpy as np
     calls = [acting_call(algo, ENV_OF[algo])]
     if ref is not None:
         calls.append(acting_call(algo, ENV_OF[algo], ref))
@@ -153,6 +157,11 @@ def acting_us(algo, observations, repeats, ref=None, clock=time.perf_counter):
 
 def epoch_us(algo):
     """Median microseconds per env step of whole epochs (the first left out)."""
+    import gymnasium as gym
+    import numpy as np
+    import pandas as pd
+
+    import spinup
     kwargs = EPOCH_KWARGS[algo]
     with tempfile.TemporaryDirectory() as out, open(os.devnull, "w") as quiet:
         with contextlib.redirect_stdout(quiet):  # keep the table readable
@@ -163,18 +172,35 @@ def epoch_us(algo):
     return float(np.median(per_epoch)) / kwargs["steps_per_epoch"] * 1e6
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--algos", nargs="+", default=list(ENV_OF), choices=list(ENV_OF))
-    parser.add_argument("--steps", type=int, default=5000, help="acting calls per timing")
-    parser.add_argument("--repeats", type=int, default=5, help="timings per algorithm")
+def _checkout(text):
+    """A folder holding another checkout's ``spinup/algos``."""
+    _cli.folder(text)
+    if not os.path.isdir(os.path.join(text, "spinup", "algos")):
+        raise argparse.ArgumentTypeError(f"{text}: no spinup/algos/ in it (not a checkout)")
+    return text
+
+
+def main(argv=None):
+    parser = _cli.parser(__file__, __doc__.splitlines()[0])
+    parser.add_argument("--algos", nargs="+", default=list(ENV_OF), choices=list(ENV_OF),
+                        help="the rows to measure")
+    parser.add_argument("--steps", type=_cli.positive, default=5000,
+                        help="acting calls per timing")
+    parser.add_argument("--repeats", type=_cli.positive, default=5,
+                        help="timings per algorithm")
     parser.add_argument("--no-epoch", action="store_true", help="skip the whole-epoch runs")
     parser.add_argument("--cpu-time", action="store_true",
                         help="time the acting calls in CPU time of this process instead of "
                         "wall time (less sensitive to other jobs on a shared machine)")
-    parser.add_argument("--ref", help="another checkout (e.g. the code before a change) whose "
+    parser.add_argument("--ref", type=_checkout,
+                        help="another checkout (e.g. the code before a change) whose "
                         "acting calls are timed in turn with this one's (column 'ref us')")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if "ppo8" in args.algos and args.steps < BATCH["ppo8"]:
+        parser.error(f"--steps {args.steps}: ppo8 acts on {BATCH['ppo8']} observations at "
+                     "once; give at least that many")
+    import gymnasium as gym
+    import torch
     torch.set_num_threads(1)
     env_cache = {}
     print(f"torch {torch.__version__}, gymnasium {gym.__version__}, 1 torch thread, acting "
@@ -196,4 +222,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

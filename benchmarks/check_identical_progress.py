@@ -1,7 +1,7 @@
 """Does a change alter learning? Compare progress.txt of old and new code, Time aside.
 
 Runs every algorithm with a tiny fixed-seed budget twice, once with the code of a
-reference checkout (``--ref``, default ``/work/main``) and once with this checkout,
+reference checkout (``--ref``) and once with this checkout,
 each in its own subprocess with one torch thread, and compares the two
 ``progress.txt`` files column by column, ignoring ``Time`` (and any column whose
 name contains ``FPS``, a speed). Prints one line per algorithm and exits 1 when any
@@ -9,7 +9,7 @@ pair differs.
 
 Usage::
 
-    python benchmarks/check_identical_progress.py [--ref DIR] [--algos ppo sac ...]
+    python benchmarks/check_identical_progress.py --ref DIR [--algos ppo sac ...]
 """
 import argparse
 import json
@@ -19,9 +19,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-import pandas as pd
-
-HERE = Path(__file__).resolve().parent.parent
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = Path(HERE).parent
+# Runs from any folder; this folder leaves the path (its mujoco.py would hide the package).
+sys.path[:] = [str(ROOT)] + [p for p in sys.path if os.path.abspath(p or ".") != HERE]
+from benchmarks import _cli  # noqa: E402
 
 # Tiny budgets: a few epochs, small networks, each run a few seconds.
 RUNS = {
@@ -59,9 +61,15 @@ def run(code_dir, name, out_dir):
     """Run one algorithm with the code in ``code_dir``; return its progress table."""
     env_id, kwargs = RUNS[name]
     algo = name.split("_")[0]
+    import pandas as pd
     env = dict(os.environ, PYTHONPATH=str(code_dir), OMP_NUM_THREADS="1")
-    subprocess.run([sys.executable, "-c", CHILD, algo, env_id, json.dumps(kwargs), str(out_dir)],
-                   env=env, cwd=code_dir, check=True, stdout=subprocess.DEVNULL)
+    done = subprocess.run([sys.executable, "-c", CHILD, algo, env_id, json.dumps(kwargs),
+                           str(out_dir)], env=env, cwd=code_dir, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        raise SystemExit(f"check_identical_progress: {name} with the code in {code_dir} "
+                         f"failed: {last}")
     return pd.read_csv(Path(out_dir) / "progress.txt", sep="\t")
 
 
@@ -73,22 +81,33 @@ def compare(old, new):
     return [c for c in keep if not old[c].equals(new[c])]
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ref", default="/work/main", help="checkout with the reference code")
-    parser.add_argument("--algos", nargs="+", default=list(RUNS), choices=list(RUNS))
-    args = parser.parse_args()
+def _checkout(text):
+    """A folder holding another checkout's ``spinup/``."""
+    _cli.folder(text)
+    if not os.path.isfile(os.path.join(text, "spinup", "__init__.py")):
+        raise argparse.ArgumentTypeError(f"{text}: no spinup/ package in it (not a checkout)")
+    return text
+
+
+def main(argv=None):
+    parser = _cli.parser(__file__, __doc__.splitlines()[0])
+    parser.add_argument("--ref", required=True, type=_checkout,
+                        help="checkout with the reference code (e.g. a git worktree of the "
+                             "commit before a change)")
+    parser.add_argument("--algos", nargs="+", default=list(RUNS), choices=list(RUNS),
+                        help="the runs to compare")
+    args = parser.parse_args(argv)
     failed = False
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.algos:
             old = run(Path(args.ref).resolve(), name, Path(tmp) / f"{name}_ref")
-            new = run(HERE, name, Path(tmp) / f"{name}_new")
+            new = run(ROOT, name, Path(tmp) / f"{name}_new")
             diff = compare(old, new)
             failed |= bool(diff)
             print(f"{name:10s} {'identical' if not diff else 'DIFFERS in ' + ', '.join(diff)}"
                   f"  ({len(new)} epochs, {len(new.columns)} columns)", flush=True)
-    sys.exit(1 if failed else 0)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -21,25 +21,17 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 # as a script, this folder would come first on sys.path, where mujoco.py hides the package
 sys.path[:] = [os.path.dirname(HERE)] + [p for p in sys.path if os.path.abspath(p or ".") != HERE]
-
-import gymnasium as gym  # noqa: E402
-import pandas as pd  # noqa: E402
-import torch  # noqa: E402
-
-import spinup  # noqa: E402
-import spinup.algos.sac.sac as sac_mod  # noqa: E402
-from spinup.utils import torch_tools  # noqa: E402
-from spinup.machinery import device  # noqa: E402
-from spinup.machinery import update_graph  # noqa: E402
+from benchmarks import _cli  # noqa: E402
 
 timers = {"round": 0.0, "refresh": 0.0, "rounds": 0}
-plain_round, plain_refresh = update_graph.UpdateRound.__call__, device.Placement.refresh
+plain = {}   # the unpatched UpdateRound.__call__ and Placement.refresh, set by main
 
 
 def timed_round(self, *args, **kwargs):
+    import torch
     torch.cuda.synchronize()
     start = time.perf_counter()
-    out = plain_round(self, *args, **kwargs)
+    out = plain["round"](self, *args, **kwargs)
     timers["round"] += time.perf_counter() - start
     timers["rounds"] += 1
     return out
@@ -47,12 +39,16 @@ def timed_round(self, *args, **kwargs):
 
 def timed_refresh(self):
     start = time.perf_counter()
-    plain_refresh(self)
+    plain["refresh"](self)
     timers["refresh"] += time.perf_counter() - start
 
 
 def run(algo, profile=False):
     """Train ``algo`` on HalfCheetah-v5 (device_speed's budget) on cuda; print its figures."""
+    import gymnasium as gym
+    import pandas as pd
+
+    import spinup
     for key in timers:
         timers[key] = 0
     with tempfile.TemporaryDirectory() as out:
@@ -81,6 +77,9 @@ def run(algo, profile=False):
 
 
 def fused_adam(params, lr, fused=None):
+    import torch
+
+    from spinup.utils import torch_tools
     params = list(params)
     if params and params[0].is_cuda:
         return torch.optim.Adam(params, lr=torch.tensor(float(lr), device=params[0].device),
@@ -90,6 +89,10 @@ def fused_adam(params, lr, fused=None):
 
 def acting_cost(steps=2000):
     """Microseconds per step: the CPU policy's forward plus an env step, and the step alone."""
+    import gymnasium as gym
+    import torch
+
+    import spinup.algos.sac.core
     env = gym.make("HalfCheetah-v5")
     obs, _ = env.reset(seed=0)
     ac = spinup.algos.sac.core.MLPActorCritic(env.observation_space, env.action_space)
@@ -110,9 +113,16 @@ def acting_cost(steps=2000):
     print(f"env step alone: {1e6 * (time.perf_counter() - start) / steps:.0f} us/step")
 
 
-if __name__ == "__main__":
+def main(argv=None):
+    parser = _cli.parser(__file__, __doc__.split("\n\n")[0])
+    parser.parse_args(argv)
+    import torch
     if not torch.cuda.is_available():
-        sys.exit("device_profile: needs a CUDA GPU (torch.cuda.is_available() is False)")
+        parser.error("needs a CUDA GPU, and this machine has none "
+                     "(torch.cuda.is_available() is False)")
+    import spinup.algos.sac.sac as sac_mod
+    from spinup.machinery import device, update_graph
+    plain["round"], plain["refresh"] = update_graph.UpdateRound.__call__, device.Placement.refresh
     update_graph.UpdateRound.__call__ = timed_round
     device.Placement.refresh = timed_refresh
     for algo in ("sac", "sac", "td3", "ddpg"):
@@ -125,3 +135,8 @@ if __name__ == "__main__":
     sac_mod.Adam = plain_adam
     run("sac", profile=True)
     acting_cost()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -18,22 +18,32 @@ import sys
 import tempfile
 import time
 
-import pandas as pd
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+# Runs from any folder; this folder leaves the path (its mujoco.py would hide the package).
+sys.path[:] = [ROOT] + [p for p in sys.path if os.path.abspath(p or ".") != HERE]
+from benchmarks import _cli  # noqa: E402
 
 
 def run_grid(data_dir, args, extra):
-    """Run the grid with the CLI; return its wall time in seconds."""
+    """Run the grid with this checkout's CLI; return its wall time in seconds."""
     cmd = [sys.executable, "-m", "spinup.run", "ppo", "--env", args.env,
            "--seed", *map(str, args.seeds), "--epochs", str(args.epochs),
            "--steps_per_epoch", str(args.steps_per_epoch), "--data_dir", data_dir, *extra]
+    path = os.pathsep.join([ROOT] + [p for p in [os.environ.get("PYTHONPATH")] if p])
     start = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL,
-                   env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          cwd=ROOT, env=dict(os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=path))
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        raise SystemExit(f"grid_parallel: the grid {' '.join(extra) or '(serial)'} failed: "
+                         f"{last}")
     return time.perf_counter() - start
 
 
 def same_tables(dir_a, dir_b, seeds):
     """True when every seed's progress.txt matches in both grids, ``Time`` aside."""
+    import pandas as pd
     for seed in seeds:
         tables = [pd.read_table(os.path.join(d, "cmd_ppo", f"cmd_ppo_s{seed}", "progress.txt"))
                   .drop(columns="Time") for d in (dir_a, dir_b)]
@@ -42,17 +52,27 @@ def same_tables(dir_a, dir_b, seeds):
     return True
 
 
+def _jobs(text):
+    """``auto`` or an integer >= 1, for the CLI's ``--jobs``."""
+    return text if text == "auto" else str(_cli.positive(text))
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--env", default="CartPole-v1")
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 10, 20, 30])
-    parser.add_argument("--epochs", type=int, default=10)
-    parser.add_argument("--steps_per_epoch", type=int, default=4000)
-    parser.add_argument("--jobs", default="2", help="N or auto")
+    parser = _cli.parser(__file__, __doc__.splitlines()[0])
+    parser.add_argument("--env", default="CartPole-v1", type=_cli.gym_task,
+                        help="a gymnasium task id")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 10, 20, 30],
+                        help="the grid's seeds (one variant each)")
+    parser.add_argument("--epochs", type=_cli.positive, default=10, help="epochs per variant")
+    parser.add_argument("--steps_per_epoch", type=_cli.positive, default=4000,
+                        help="env steps per epoch")
+    parser.add_argument("--jobs", default="2", type=_jobs, help="N or auto")
     parser.add_argument("--keep", metavar="DIR",
                         help="write the runs under DIR (kept) instead of a temporary directory")
     args = parser.parse_args(argv)
-    root = args.keep or tempfile.mkdtemp(prefix="grid-parallel-")
+    if len(set(args.seeds)) != len(args.seeds):
+        parser.error(f"--seeds {' '.join(map(str, args.seeds))}: a seed is given twice")
+    root = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix="grid-parallel-")
     serial_dir, parallel_dir = os.path.join(root, "serial"), os.path.join(root, "jobs")
     for d in (serial_dir, parallel_dir):
         if os.path.exists(d):

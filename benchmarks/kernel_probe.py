@@ -26,7 +26,6 @@ Found with it on an AMD EPYC with AVX-512 (torch 2.13.0+cpu), 2026-11-27:
   HalfCheetah-v5 (4000 steps, defaults) exactly one call of ``aten.softplus`` (and its
   backward) out of 1.4 million operations: enough to change the first epoch's row.
 """
-import argparse
 import collections
 import json
 import os
@@ -34,7 +33,11 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+# Runs from any folder; this folder leaves the path (its mujoco.py would hide the package).
+sys.path[:] = [ROOT] + [p for p in sys.path if os.path.abspath(p or ".") != HERE]
+from benchmarks import _cli  # noqa: E402
 
 CHILD = r"""
 import hashlib, json, sys, tempfile
@@ -92,13 +95,7 @@ json.dump(dict(capability=torch.backends.cpu.get_cpu_capability(), calls=rec.cal
 
 
 def _settings(pairs):
-    env = {}
-    for pair in pairs or []:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise SystemExit(f"kernel_probe: a setting is NAME=VALUE, got {pair!r}")
-        env[key] = value
-    return env
+    return dict(pair.partition("=")[::2] for pair in pairs or [])
 
 
 def record(algo, settings, steps, env_name, defaults=False):
@@ -107,7 +104,8 @@ def record(algo, settings, steps, env_name, defaults=False):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "calls.json")
         done = subprocess.run([sys.executable, "-c", CHILD, algo, out, str(steps), env_name,
-                               "1" if defaults else "0"], env=env, stdout=subprocess.DEVNULL)
+                               "1" if defaults else "0"], env=env, stdout=subprocess.DEVNULL,
+                              cwd=tmp)   # not the caller's folder: it may hold a mujoco.py
         if done.returncode != 0:
             raise SystemExit(f"kernel_probe: the {algo} run with {settings or 'no settings'} "
                              f"failed (exit {done.returncode}); its error is above")
@@ -134,18 +132,20 @@ def compare(a, b):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--algo", default="sac", choices=["vpg", "trpo", "ppo", "ddpg", "td3", "sac"])
-    p.add_argument("--env", default="Hopper-v5", help="a gymnasium task id")
-    p.add_argument("--steps", type=int, default=400, help="steps in the one epoch")
+    p = _cli.parser(__file__, __doc__.split("\n\n")[0])
+    p.add_argument("--algo", default="sac", choices=["vpg", "trpo", "ppo", "ddpg", "td3", "sac"],
+                   help="the algorithm whose first epoch is run")
+    p.add_argument("--env", default="Hopper-v5", type=_cli.gym_task, help="a gymnasium task id")
+    p.add_argument("--steps", type=_cli.positive, default=400, help="steps in the one epoch")
     p.add_argument("--defaults", action="store_true",
                    help="off-policy: every argument but steps_per_epoch at its default")
-    p.add_argument("--set", nargs="*", default=[], help="NAME=VALUE for the second run")
-    p.add_argument("--set-a", nargs="*", default=[], help="NAME=VALUE for the first run")
-    p.add_argument("--set-b", nargs="*", default=[], help="more NAME=VALUE for the second run")
+    p.add_argument("--set", nargs="*", default=[], type=_cli.settings,
+                   help="NAME=VALUE for the second run")
+    p.add_argument("--set-a", nargs="*", default=[], type=_cli.settings,
+                   help="NAME=VALUE for the first run")
+    p.add_argument("--set-b", nargs="*", default=[], type=_cli.settings,
+                   help="more NAME=VALUE for the second run")
     args = p.parse_args(argv)
-    if args.steps < 1:
-        p.error(f"--steps expects a positive integer, got {args.steps}")
     env_a, env_b = _settings(args.set_a), _settings(args.set + args.set_b)
     a, b = (record(args.algo, env, args.steps, args.env, args.defaults) for env in (env_a, env_b))
     introduced, n, first = compare(a["calls"], b["calls"])

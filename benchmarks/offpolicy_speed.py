@@ -15,19 +15,18 @@ machine one run can be 40 % slower than the next with the same code. Usage::
 
     python benchmarks/offpolicy_speed.py [--steps 3000] [--repeats 1]
 """
-import argparse
 import os
+import sys
 import tempfile
 import time
 
-import gymnasium as gym
-import numpy as np
-import torch
-
-from spinup.algos.sac.sac import sac
-from spinup.algos.td3.td3 import td3
+HERE = os.path.dirname(os.path.abspath(__file__))
+# Runs from any folder; this folder leaves the path (its mujoco.py would hide the package).
+sys.path[:] = [os.path.dirname(HERE)] + [p for p in sys.path if os.path.abspath(p or ".") != HERE]
+from benchmarks import _cli  # noqa: E402
 
 ENV = "Pendulum-v1"
+START = 1000   # uniform-random steps before learning, in every variant
 
 
 def timed(fn):
@@ -36,16 +35,24 @@ def timed(fn):
     return time.perf_counter() - t_wall, time.process_time() - t_cpu
 
 
-def spinup_run(algo, steps, update_every, start=1000):
+def spinup_run(algo, steps, update_every, start=START):
+    import gymnasium as gym
+
+    from spinup.algos.sac.sac import sac
+    from spinup.algos.td3.td3 import td3
     fn = {"sac": sac, "td3": td3}[algo]
-    out = tempfile.mkdtemp(prefix="spinup_speed_")
-    return timed(lambda: fn(lambda: gym.make(ENV), ac_kwargs=dict(hidden_sizes=(256, 256)),
-                            steps_per_epoch=steps, epochs=1, batch_size=100, start_steps=start,
-                            update_after=start, update_every=update_every, num_test_episodes=0,
-                            logger_kwargs=dict(output_dir=out, output_fname="progress.txt")))
+    with tempfile.TemporaryDirectory(prefix="spinup_speed_") as out:
+        return timed(lambda: fn(lambda: gym.make(ENV), ac_kwargs=dict(hidden_sizes=(256, 256)),
+                                steps_per_epoch=steps, epochs=1, batch_size=100,
+                                start_steps=start, update_after=start,
+                                update_every=update_every, num_test_episodes=0,
+                                logger_kwargs=dict(output_dir=out,
+                                                   output_fname="progress.txt")))
 
 
-def sb3_run(algo, steps, start=1000):
+def sb3_run(algo, steps, start=START):
+    import gymnasium as gym
+    import numpy as np
     import stable_baselines3 as sb3
     from stable_baselines3.common.noise import NormalActionNoise
     env = gym.make(ENV)
@@ -62,11 +69,17 @@ def sb3_run(algo, steps, start=1000):
     return timed(lambda: model.learn(total_timesteps=steps))
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--steps", type=int, default=3000)
-    parser.add_argument("--repeats", type=int, default=1)
-    args = parser.parse_args()
+def main(argv=None):
+    parser = _cli.parser(__file__, __doc__.split("\n")[0])
+    parser.add_argument("--steps", type=_cli.positive, default=3000,
+                        help=f"env steps per run, the {START} random ones included")
+    parser.add_argument("--repeats", type=_cli.positive, default=1,
+                        help="interleaved rounds; each row is their median")
+    args = parser.parse_args(argv)
+    if args.steps <= START:
+        parser.error(f"--steps {args.steps}: learning starts after {START} steps; give more")
+    import numpy as np
+    import torch
     torch.set_num_threads(1)
     try:
         import stable_baselines3
@@ -74,7 +87,7 @@ def main():
     except ImportError:
         sb3_version = None
     print(f"torch {torch.__version__}, SB3 {sb3_version}, {args.steps} steps "
-          f"({args.steps - 1000} with updates), cores {os.cpu_count()}")
+          f"({args.steps - START} with updates), cores {os.cpu_count()}")
     # Warm-up (imports, building the first optimizer, first updates), not timed: 200
     # steps of which the last 100 update, for every variant.
     for algo in ("sac", "td3"):
@@ -108,4 +121,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -10,10 +10,22 @@ import glob
 import os
 import sys
 
-import pandas as pd
+HERE = os.path.dirname(os.path.abspath(__file__))
+# Runs from any folder; this folder leaves the path (its mujoco.py would hide the package).
+sys.path[:] = [os.path.dirname(HERE)] + [p for p in sys.path if os.path.abspath(p or ".") != HERE]
+from benchmarks import _cli  # noqa: E402
+
+DEFAULT_OUT = "/work/bench_out/issue3"   # benchmarks/offpolicy_learning.sh's default
 
 
-def main(out="/work/bench_out/issue3"):
+def main(argv=None):
+    parser = _cli.parser(__file__, __doc__.split("\n\n")[0])
+    parser.add_argument("out", nargs="?", default=DEFAULT_OUT, metavar="OUT",
+                        help="the folder benchmarks/offpolicy_learning.sh wrote to")
+    out = parser.parse_args(argv).out
+    if not os.path.isdir(out):
+        parser.error(f"{out}: no such directory")
+    import pandas as pd
     rows = []
     for path in sorted(glob.glob(os.path.join(out, "*", "*", "progress.txt"))):
         run = os.path.basename(os.path.dirname(path))
@@ -24,6 +36,9 @@ def main(out="/work/bench_out/issue3"):
         if df.empty:
             rows.append((run, "-", "0", "(no epoch finished)", "-", ""))
             continue
+        if "AverageTestEpRet" not in df:
+            rows.append((run, "-", "-", "(no AverageTestEpRet: not an off-policy run)", "-", ""))
+            continue
         last = df.iloc[-1]
         marks = ""
         if "cheetah" in run or "hopper" in run:
@@ -32,6 +47,8 @@ def main(out="/work/bench_out/issue3"):
             marks = ", ".join(hits)
         rows.append((run, str(int(last.Epoch)), str(int(last.TotalEnvInteracts)),
                      f"{last.AverageTestEpRet:.1f}", f"{last.Time:.0f}", marks))
+    if not rows:
+        parser.error(f"no runs under {out} (expected <exp_name>/<run>/progress.txt)")
     header = ("run", "epochs", "TotalEnvInteracts", "final AverageTestEpRet", "Time (s)", "milestones")
     widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
     rule = "  ".join("=" * w for w in widths)
@@ -41,7 +58,8 @@ def main(out="/work/bench_out/issue3"):
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
     print(rule)
+    return 0
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    sys.exit(main())

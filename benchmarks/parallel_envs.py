@@ -20,12 +20,19 @@ in the same run, the one-env gymnasium path (``gym.make('<Task>')``, ``num_envs=
 One torch thread (spinup trains with ``RUN_THREADS = 1``). The measurements of every
 configuration are interleaved over ``--repeats`` rounds in a shuffled order and the
 median is reported, so that a slow moment of the machine does not fall on one
-configuration. A speed figure is only worth something on an idle machine. Usage::
+configuration. A speed figure is only worth something on an idle machine.
 
-    python benchmarks/parallel_envs.py --out docs/benchmarks/parallel/throughput.json
+The raw and median figures go as JSON to ``--out`` (default: a file in the system's temp
+folder). ``--publish`` merges them into the committed record of
+docs/benchmarks/parallel.rst instead: DQN's figures into ``dqn_throughput.json``, the
+``--split`` figures into ``split.json``, the others into ``throughput.json`` (all in
+``docs/benchmarks/parallel/``); a figure measured again replaces its entry there, every
+other entry stays, listed under ``earlier`` with the machine and command that measured
+it. Usage::
+
+    python benchmarks/parallel_envs.py --publish
     python benchmarks/parallel_envs.py --algos ppo --tasks CartPole-v1 --sizes 1 4096 --repeats 1
 """
-import argparse
 import contextlib
 import io
 import json
@@ -38,14 +45,15 @@ import sys
 import tempfile
 import time
 
-import gymnasium as gym
-import numpy as np
-import torch
+HERE = os.path.dirname(os.path.abspath(__file__))
+# Runs from any folder; this folder leaves the path (its mujoco.py would hide the package).
+sys.path[:] = [os.path.dirname(HERE)] + [p for p in sys.path if os.path.abspath(p or ".") != HERE]
+from benchmarks import _cli  # noqa: E402
 
-import spinup.envs  # noqa: F401  (registers the batched tasks)
-from spinup import dqn, ppo, sac
-from spinup.algos.ppo import core as ppo_core
-from spinup.algos.ppo.ppo import PPOBuffer
+PUBLISHED_DIR, PUBLISHED_SHOWN = _cli.committed("docs", "benchmarks", "parallel")
+#: the committed file of each kind of figure (the key's first part); the rest: OTHERS
+PUBLISHED = {"dqn": "dqn_throughput.json", "ppo_split": "split.json"}
+OTHERS = "throughput.json"
 
 TASKS = ["CartPole-v1", "Acrobot-v1", "MountainCar-v0", "MountainCarContinuous-v0",
          "Pendulum-v1"]
@@ -55,6 +63,9 @@ SIZES = [1, 16, 256, 4096, 16384]
 
 def env_fn(task, n):
     """The gymnasium env (``n`` None) or a batched task of ``n`` copies."""
+    import gymnasium as gym
+
+    import spinup.envs  # noqa: F401  (registers the batched tasks)
     if n is None:
         return lambda: gym.make(task)
     return lambda: gym.make_vec(f"spinup/{task}", num_envs=n)
@@ -79,6 +90,7 @@ def patched(cls, name, wrapper):
 def epoch_marks():
     """Within the block, ``(starts, gets)``: the times of each PPO epoch's first
     ``PPOBuffer.store`` and of its ``get`` (the end of its collection)."""
+    from spinup.algos.ppo.ppo import PPOBuffer
     starts, gets = [], []
 
     def store(original):
@@ -101,6 +113,7 @@ def epoch_marks():
 def ppo_rates(task, n):
     """``(collect, epoch)`` env steps/s of PPO on ``task``; ``n`` copies of the batched
     task, or the gymnasium env for None. Three epochs; the first is warm-up."""
+    from spinup import ppo
     copies, rows = (n or 1), rows_for(n or 1)
     with tempfile.TemporaryDirectory() as out, epoch_marks() as (starts, gets), \
             contextlib.redirect_stdout(io.StringIO()):
@@ -119,6 +132,7 @@ def ppo_split(n, epochs=6):
     (``steps_per_epoch=2000, pi_lr=1e-3``) on the gymnasium env (``n`` None) or with ``n``
     copies of the batched task and ``steps_per_epoch=2048`` (the ``spinup_batched``
     settings of benchmarks/time_to_threshold.py). The first epoch is left out."""
+    from spinup import ppo
     copies, steps = (1, 2000) if n is None else (n, 2048)
     with tempfile.TemporaryDirectory() as out, epoch_marks() as (starts, gets), \
             contextlib.redirect_stdout(io.StringIO()):
@@ -147,6 +161,7 @@ def write_marks(buffer_cls):
 
 def sac_collect(task, n, batches=None):
     """Env steps/s of SAC's collection on ``task`` (policy acting, batched replay writes)."""
+    from spinup import sac
     copies = n or 1
     batches = batches or max(16, min(2000, 32768 // copies))
     from spinup.algos.sac import sac as sac_module
@@ -163,6 +178,7 @@ def sac_collect(task, n, batches=None):
 def dqn_collect(task, n, batches=None):
     """Env steps/s of DQN's collection on ``task`` (epsilon-greedy acting from the start,
     batched replay writes), measured like :func:`sac_collect`."""
+    from spinup import dqn
     copies = n or 1
     batches = batches or max(16, min(2000, 32768 // copies))
     from spinup.algos.dqn import dqn as dqn_module
@@ -179,6 +195,11 @@ def plain_loop_us(task, steps=3000):
     """Microseconds per step of the loop a careful user writes for one gymnasium env, with
     PPO's networks: under ``torch.no_grad``, the policy's ``torch.distributions`` object,
     a sample, its log-probability and V(s), then ``env.step`` (reset at an episode end)."""
+    import gymnasium as gym
+    import numpy as np
+    import torch
+
+    from spinup.algos.ppo import core as ppo_core
     env = gym.make(task)
     ac = ppo_core.MLPActorCritic(env.observation_space, env.action_space)
     box = isinstance(env.action_space, gym.spaces.Box)
@@ -201,6 +222,8 @@ def plain_loop_us(task, steps=3000):
 
 def machine():
     """What the numbers were measured on."""
+    import gymnasium as gym
+    import torch
     cpu = platform.processor()
     try:
         with open("/proc/cpuinfo") as f:
@@ -215,20 +238,31 @@ def machine():
                 load_before=os.getloadavg()[0], date=time.strftime("%Y-%m-%d %H:%M"))
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--algos", nargs="+", default=["ppo", "sac", "dqn"])
-    parser.add_argument("--tasks", nargs="+", default=TASKS)
-    parser.add_argument("--sizes", nargs="+", type=int, default=SIZES)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--split", type=int, nargs="*", metavar="N",
+def main(argv=None):
+    parser = _cli.parser(__file__, __doc__.splitlines()[0])
+    parser.add_argument("--algos", nargs="+", default=["ppo", "sac", "dqn"],
+                        choices=["ppo", "sac", "dqn"], help="the algorithms to measure")
+    parser.add_argument("--tasks", nargs="+", default=TASKS, choices=TASKS,
+                        help="the tasks (SAC: the continuous ones; DQN: the discrete ones)")
+    parser.add_argument("--sizes", nargs="+", type=_cli.positive, default=SIZES,
+                        help="numbers of copies of the batched task (SAC, DQN: up to 4096)")
+    parser.add_argument("--repeats", type=_cli.positive, default=3,
+                        help="rounds; each figure is their median")
+    parser.add_argument("--split", type=_cli.positive, nargs="*", metavar="N",
                         help="instead: PPO's CartPole preset, seconds per epoch collecting "
                              "and updating, one env and N copies (e.g. --split 16 256)")
-    parser.add_argument("--out", help="write the raw and median results here (JSON)")
-    args = parser.parse_args()
-    torch.set_num_threads(1)
+    parser.add_argument("--out", default=os.path.join(_cli.scratch("parallel_envs"),
+                                                      "throughput.json"),
+                        help="write the raw and median results here (JSON)")
+    _cli.add_publish(parser, f"merged into {PUBLISHED_SHOWN}/{OTHERS}, "
+                             f"{PUBLISHED['dqn']} or {PUBLISHED['ppo_split']}")
+    args = parser.parse_args(argv)
+    args.command = "benchmarks/parallel_envs.py " + " ".join(
+        sys.argv[1:] if argv is None else argv)
 
     if args.split is not None:
+        import torch
+        torch.set_num_threads(1)
         sizes, raw = [None] + args.split, {}
         for rep in range(args.repeats):
             for n in random.Random(rep).sample(sizes, len(sizes)):
@@ -246,6 +280,11 @@ def main():
             jobs += [("sac", task, n) for n in sizes if n is None or n <= 4096]
         if "dqn" in args.algos and task not in CONTINUOUS:
             jobs += [("dqn", task, n) for n in sizes if n is None or n <= 4096]
+    if not jobs:
+        parser.error(f"--algos {' '.join(args.algos)} on --tasks {' '.join(args.tasks)}: "
+                     "nothing to measure (SAC takes the continuous tasks, DQN the discrete)")
+    import torch
+    torch.set_num_threads(1)
     raw = {}
     order = random.Random(0)
     info = machine()
@@ -261,23 +300,67 @@ def main():
             key = f"{algo}|{task}|{'gym' if n is None else n}"
             raw.setdefault(key, []).append(value)
             print(rep, key, {k: round(v, 1) for k, v in value.items()}, flush=True)
-    _report(raw, info, args)
+    return _report(raw, info, args)
+
+
+def merge(old, new):
+    """The record ``new`` laid over the committed record ``old`` (None: there is none).
+
+    An entry measured again is replaced; every other entry of ``old`` stays, and the
+    machine and command that measured it are listed under ``earlier`` (one item per
+    earlier run that still has entries, with their keys)."""
+    if old is None:
+        return new
+    rerun = set(new["raw"])
+    listed = {key for run in old.get("earlier", []) for key in run["keys"]}
+    earlier = [dict(machine=old["machine"], command=old["command"],
+                    keys=[key for key in old["raw"] if key not in listed])]
+    earlier += old.get("earlier", [])
+    earlier = [dict(run, keys=[key for key in run["keys"] if key not in rerun])
+               for run in earlier]
+    earlier = [run for run in earlier if run["keys"]]
+    merged = dict(machine=new["machine"], command=new["command"],
+                  raw={**{k: v for k, v in old["raw"].items() if k not in rerun}, **new["raw"]},
+                  medians={**{k: v for k, v in old["medians"].items() if k not in rerun},
+                           **new["medians"]})
+    if earlier:
+        merged["earlier"] = earlier
+    return merged
+
+
+def _write(path, record):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(record, f, indent=1)
+    print(f"wrote {path}")
 
 
 def _report(raw, info, args):
-    """Print the medians and write everything to ``args.out``."""
+    """Print the medians; write everything to ``args.out``, or with ``args.publish`` merge
+    it into the committed records."""
     medians = {key: {k: statistics.median(v[k] for v in values) for k in values[0]}
                for key, values in raw.items()}
     print("\nmedians (env steps/s; loop: microseconds per step; split: seconds per epoch)")
     for key in sorted(medians):
         print(f"  {key:45s} " + "  ".join(f"{k} {v:12.5g}" for k, v in medians[key].items()))
     info["load_after"] = os.getloadavg()[0]
-    if args.out:
-        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-        with open(args.out, "w") as f:
-            json.dump(dict(machine=info, command=" ".join(sys.argv), raw=raw,
-                           medians=medians), f, indent=1)
+    if not args.publish:
+        _write(args.out, dict(machine=info, command=args.command, raw=raw, medians=medians))
+        return 0
+    for name in sorted(set(PUBLISHED.values()) | {OTHERS}):
+        keys = [key for key in raw if PUBLISHED.get(key.split("|")[0], OTHERS) == name]
+        if not keys:
+            continue
+        path = os.path.join(PUBLISHED_DIR, name)
+        old = None
+        if os.path.exists(path):
+            with open(path) as f:
+                old = json.load(f)
+        new = dict(machine=info, command=args.command, raw={k: raw[k] for k in keys},
+                   medians={k: medians[k] for k in keys})
+        _write(path, merge(old, new))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -14,12 +14,13 @@ kernel family. Both can be fixed from the environment before torch starts:
 Whether this really gives equal numbers across CPUs can only be answered on a second CPU.
 This script makes that one command. ``record`` reruns the first epoch of six committed
 runs (one per algorithm, the cases of the rerun test) under these settings and writes the
-rows with this machine's provenance to ``docs/benchmarks/mujoco/portable_rows.json``;
-``check`` reruns them on the machine at hand and compares every column but ``Time``
-exactly (exit 1 if any differs)::
+rows with this machine's provenance to ``--out`` (with ``--publish``: to the committed
+``docs/benchmarks/mujoco/portable_rows.json``); ``check`` reruns them on the machine at
+hand and compares every column but ``Time`` exactly with the committed rows (or those of
+``--against``; exit 1 if any differs)::
 
-    python benchmarks/portable_rows.py record
     python benchmarks/portable_rows.py check
+    python benchmarks/portable_rows.py record --publish     # on the machine of the runs
 """
 import argparse
 import importlib.util
@@ -30,8 +31,13 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
-ROWS = osp.join(ROOT, "docs", "benchmarks", "mujoco", "portable_rows.json")
+HERE = osp.dirname(osp.abspath(__file__))
+ROOT = osp.dirname(HERE)
+# Runs from any folder; this folder leaves the path (its mujoco.py would hide the package).
+sys.path[:] = [ROOT] + [p for p in sys.path if osp.abspath(p or ".") != HERE]
+from benchmarks import _cli  # noqa: E402
+
+ROWS, ROWS_SHOWN = _cli.committed("docs", "benchmarks", "mujoco", "portable_rows.json")
 SETTINGS = {"MKL_CBWR": "COMPATIBLE", "ATEN_CPU_CAPABILITY": "avx2"}
 CASES = [("vpg", "Hopper", 0), ("trpo", "Hopper", 0), ("ppo", "Hopper", 0),
          ("ddpg", "Hopper", 0), ("td3", "Walker2d", 0), ("sac", "HalfCheetah", 0)]
@@ -67,28 +73,44 @@ def rerun_rows():
     with tempfile.TemporaryDirectory() as tmp:
         out = osp.join(tmp, "rows.json")
         env = dict(os.environ, **SETTINGS, PYTHONPATH=ROOT)
-        subprocess.run([sys.executable, osp.abspath(__file__), "child", out], env=env,
-                       check=True)
+        done = subprocess.run([sys.executable, osp.abspath(__file__), "child", out], env=env)
+        if done.returncode != 0:
+            raise SystemExit(f"portable_rows: the rerun failed (exit {done.returncode}); its "
+                             "error is above")
         with open(out) as f:
             return json.load(f)
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("command", choices=["record", "check", "child"])
-    p.add_argument("out", nargs="?", help=argparse.SUPPRESS)
+    p = _cli.parser(__file__, __doc__.splitlines()[0])
+    p.add_argument("command", choices=["record", "check", "child"], metavar="{record,check}",
+                   help="record: write this machine's rows; check: compare them with the "
+                        "recorded ones")
+    p.add_argument("child_out", nargs="?", help=argparse.SUPPRESS)
+    p.add_argument("--out", default=os.path.join(_cli.scratch("portable_rows"),
+                                                 "portable_rows.json"),
+                   help="record: where the rows go")
+    _cli.add_publish(p, f"record: {ROWS_SHOWN}")
+    p.add_argument("--against", default=ROWS,
+                   help=f"check: the recorded rows to compare with (default: {ROWS_SHOWN})")
     args = p.parse_args(argv)
     if args.command == "child":
-        child(args.out)
+        if not args.child_out:
+            p.error("child: give the file to write")
+        child(args.child_out)
         return 0
+    if args.command == "check" and not osp.isfile(args.against):
+        p.error(f"--against {args.against}: no such file")
     new = rerun_rows()
     if args.command == "record":
-        with open(ROWS, "w") as f:
+        out = ROWS if args.publish else args.out
+        os.makedirs(osp.dirname(osp.abspath(out)), exist_ok=True)
+        with open(out, "w") as f:
             json.dump(new, f, indent=1, sort_keys=True)
             f.write("\n")
-        print(f"portable_rows: wrote {osp.relpath(ROWS, ROOT)}")
+        print(f"portable_rows: wrote {osp.relpath(out, ROOT) if args.publish else out}")
         return 0
-    with open(ROWS) as f:
+    with open(args.against) as f:
         old = json.load(f)
     for who, rec in (("recorded on", old), ("rerun on", new)):
         print(f"{who:12s} {rec['provenance'].get('cpu')} "

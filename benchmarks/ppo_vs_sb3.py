@@ -43,6 +43,7 @@ thread count; the table gives each run, the medians and their ratios. Needs the
     python benchmarks/ppo_vs_sb3.py [--repeats 3] [--epochs 5] [--num_envs 8] [--threads N]
 """
 import argparse
+import importlib.util
 import json
 import os
 import statistics
@@ -51,6 +52,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+# Runs from any folder; this folder leaves the path (its mujoco.py would hide the package).
+sys.path[:] = [ROOT] + [p for p in sys.path if os.path.abspath(p or ".") != HERE]
+from benchmarks import _cli  # noqa: E402
 
 STEPS = 4000
 ENV = "CartPole-v1"
@@ -114,24 +121,36 @@ def measure(lib, args):
     envs = args.num_envs if lib.endswith("_vec") else 1
     cmd = [sys.executable, __file__, "--child", lib, "--epochs", str(args.epochs),
            "--seed", str(args.seed), "--envs", str(envs)] + (["--threads", str(args.threads)] if args.threads else [])
-    done = subprocess.run(cmd, check=True, capture_output=True, text=True, env=dict(os.environ))
+    path = os.pathsep.join([ROOT] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    done = subprocess.run(cmd, capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=path))
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        raise SystemExit(f"ppo_vs_sb3: the {lib} run failed: {last}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=2, help="runs per library")
-    parser.add_argument("--epochs", type=int, default=5, help="updates of 4000 steps per run")
-    parser.add_argument("--threads", type=int, default=None,
+def main(argv=None):
+    parser = _cli.parser(__file__, __doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=_cli.positive, default=2, help="runs per library")
+    parser.add_argument("--epochs", type=_cli.positive, default=5,
+                        help="updates of 4000 steps per run")
+    parser.add_argument("--threads", type=_cli.positive, default=None,
                         help="torch threads in both libraries (default: torch's default)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--num_envs", type=int, default=8,
-                        help="envs of the *_vec variants (4000 must be a multiple)")
+    parser.add_argument("--seed", type=int, default=0, help="the seed of every run")
+    parser.add_argument("--num_envs", type=_cli.positive, default=8,
+                        help=f"envs of the *_vec variants ({STEPS} must be a multiple)")
     parser.add_argument("--child", choices=LIBS, help=argparse.SUPPRESS)
     parser.add_argument("--envs", type=int, default=1, help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.child:
         return child(args)
+    if STEPS % args.num_envs:
+        parser.error(f"--num_envs {args.num_envs}: {STEPS} steps per update must be a "
+                     "multiple of it")
+    if importlib.util.find_spec("stable_baselines3") is None:
+        parser.error("needs stable-baselines3, which is not installed here "
+                     "(pip install -e '.[bench]')")
 
     import stable_baselines3
     import torch
@@ -156,4 +175,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

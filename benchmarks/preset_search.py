@@ -3,15 +3,17 @@
 Each candidate (a dict of keyword arguments) is run on a few seeds under the protocol
 of ``benchmarks/time_to_threshold.py`` (10 deterministic test episodes every 2000 env
 steps, evaluation time included, one thread, one subprocess per run). Candidates are
-ranked by (number of seeds not solved, median seconds to threshold, median env steps);
-``--write`` stores the best one as ``spinup/presets/<algo>_<Env>.json``.
+ranked by (number of seeds not solved, median seconds to threshold, median env steps).
+Every run is appended to ``--out``/preset_search.csv and the best candidate of each case
+is written as ``--out``/<algo>_<Env>.json; ``--publish`` writes it to the committed
+``spinup/presets/<algo>_<Env>.json`` instead (the cases not searched keep theirs).
 
 The grids are small on purpose: each varies the two or three settings that decide how
 much computation is spent per env step (update size, network width, when learning
 starts) and the step size. Everything else stays at the spec's defaults, so a preset
 only lists what differs.
 
-    python benchmarks/preset_search.py --cases ppo_cartpole --seeds 0 1 --write
+    python benchmarks/preset_search.py --cases ppo_cartpole --seeds 0 1 --publish
     python benchmarks/preset_search.py --list          # print the grids
 """
 import argparse
@@ -20,8 +22,14 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from time_to_threshold import CASES, _median, run_in_subprocess  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+# Runs from any folder; this folder leaves the path (its mujoco.py would hide the package).
+sys.path[:] = [ROOT] + [p for p in sys.path if os.path.abspath(p or ".") != HERE]
+from benchmarks import _cli  # noqa: E402
+from benchmarks.time_to_threshold import CASES, _median, run_in_subprocess  # noqa: E402
+
+PRESETS, PRESETS_SHOWN = _cli.committed("spinup", "presets")
 
 GRIDS = {
     "ppo_cartpole": [
@@ -66,13 +74,22 @@ def rank_key(rows):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--cases", nargs="+", default=list(GRIDS), choices=list(GRIDS))
-    p.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
-    p.add_argument("--csv", default="preset_search.csv")
-    p.add_argument("--candidates", nargs="+", type=int, default=None,
+    p = _cli.parser(__file__, __doc__.split("\n")[0])
+    p.add_argument("--cases", nargs="+", default=list(GRIDS), choices=list(GRIDS),
+                   help="the cases to search")
+    p.add_argument("--seeds", nargs="+", type=int, default=[0, 1],
+                   help="the seeds each candidate runs")
+    p.add_argument("--candidates", nargs="+", type=_cli.non_negative, default=None,
                    help="indices into the grid to run (default: all); --list shows them")
-    p.add_argument("--write", action="store_true", help="write the winner to spinup/presets/")
+    p.add_argument("--budget", type=_cli.positive, default=None,
+                   help="env steps per run (default: the case's search budget, "
+                        + ", ".join(f"{case} {steps}" for case, steps in SEARCH_BUDGET.items())
+                        + ")")
+    p.add_argument("--out", default=_cli.scratch("preset_search"),
+                   help="folder for preset_search.csv (appended) and the winners' JSON")
+    _cli.add_publish(p, f"the winners: {PRESETS_SHOWN}/<algo>_<Env>.json")
+    p.add_argument("--write", dest="publish", action="store_true",
+                   help=argparse.SUPPRESS)   # the flag's earlier name
     p.add_argument("--list", action="store_true", help="print the grids and exit")
     args = p.parse_args(argv)
 
@@ -81,9 +98,16 @@ def main(argv=None):
             for i, cand in enumerate(GRIDS[case]):
                 print(case, i, json.dumps(cand))
         return 0
+    if args.candidates is not None:
+        for case in args.cases:
+            if not any(i < len(GRIDS[case]) for i in args.candidates):
+                p.error(f"--candidates {' '.join(map(str, args.candidates))}: {case} has "
+                        f"candidates 0 to {len(GRIDS[case]) - 1} (--list shows them)")
 
-    new = not os.path.exists(args.csv)
-    with open(args.csv, "a", newline="") as f:
+    os.makedirs(args.out, exist_ok=True)
+    csv_path = os.path.join(args.out, "preset_search.csv")
+    new = not os.path.exists(csv_path)
+    with open(csv_path, "a", newline="") as f:
         writer = csv.writer(f)
         if new:
             writer.writerow(["case", "candidate", "kwargs", "seed", "solved", "steps", "seconds"])
@@ -94,7 +118,8 @@ def main(argv=None):
                     continue
                 rows = []
                 for seed in args.seeds:
-                    r = run_in_subprocess(case, "spinup", seed, SEARCH_BUDGET[case], cand)
+                    r = run_in_subprocess(case, "spinup", seed,
+                                          args.budget or SEARCH_BUDGET[case], cand)
                     rows.append(r)
                     writer.writerow([case, i, json.dumps(cand), seed, r["solved"], r["steps"],
                                      r["seconds"]])
@@ -107,21 +132,23 @@ def main(argv=None):
             for key, i, cand in table:
                 print(f"   #{i} {key} {json.dumps(cand)}")
             best = table[0][2]  # an empty dict (the defaults) is never written
-            if args.write and best:
+            if best:
                 algo, env_id = CASES[case][0], CASES[case][1]
                 picked = "" if args.candidates is None else \
                     " --candidates " + " ".join(map(str, args.candidates))
+                budget = "" if args.budget is None else f" --budget {args.budget}"
                 seeds = " ".join(map(str, args.seeds))
                 preset = {"_about": f"Found by: python benchmarks/preset_search.py --cases {case} "
-                                    f"--seeds {seeds}{picked} --write; measured in "
+                                    f"--seeds {seeds}{picked}{budget} --publish; measured in "
                                     "docs/benchmarks/time_to_threshold.rst",
                           "env_name": env_id, **best}
-                path = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
-                                    "spinup", "presets", f"{algo}_{env_id}.json")
+                path = os.path.join(PRESETS if args.publish else args.out,
+                                    f"{algo}_{env_id}.json")
                 with open(path, "w") as out:
                     json.dump(preset, out, indent=4)
                     out.write("\n")
                 print(f"   wrote {os.path.normpath(path)}")
+    print(f"runs appended to {csv_path}")
     return 0
 
 

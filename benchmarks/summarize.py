@@ -5,17 +5,22 @@
 Performance is AverageTestEpRet when logged (off-policy), else AverageEpRet.
 ``--at`` also reports Performance at the first epoch with TotalEnvInteracts >= each value.
 """
-import argparse
 import os
+import sys
 
-import pandas as pd
+HERE = os.path.dirname(os.path.abspath(__file__))
+# Runs from any folder; this folder leaves the path (its mujoco.py would hide the package).
+sys.path[:] = [os.path.dirname(HERE)] + [p for p in sys.path if os.path.abspath(p or ".") != HERE]
+from benchmarks import _cli  # noqa: E402
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
-    parser.add_argument("data_dir")
-    parser.add_argument("--at", type=int, nargs="*", default=[])
+    parser = _cli.parser(__file__, __doc__.strip().splitlines()[0])
+    parser.add_argument("data_dir", type=_cli.folder, help="the folder the runs are under")
+    parser.add_argument("--at", type=_cli.non_negative, nargs="*", default=[],
+                        help="also the Performance at these numbers of env steps")
     args = parser.parse_args(argv)
+    import pandas as pd
     rows = []
     for root, _, files in sorted(os.walk(args.data_dir)):
         if "progress.txt" not in files:
@@ -32,8 +37,11 @@ def main(argv=None):
             hit = df[df["TotalEnvInteracts"] >= at]
             row[f"@{at}"] = round(float(hit[perf].iloc[0]), 1) if len(hit) else None
         rows.append(row)
+    if not rows:
+        parser.error(f"no runs under {args.data_dir} (no progress.txt with a row)")
     print(pd.DataFrame(rows).to_string(index=False))
+    return 0
 
 
 if __name__ == "__main__":  # command line only; main(argv) from Python
-    main()
+    sys.exit(main())

@@ -22,8 +22,12 @@ argument rules (``ARG_RULES``,
 """
 import ast
 import glob
+import os
 import re
 import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
 
 SUPPORT = re.compile(
     r"\b(ARG_RULES|SPACES|check_args|make_env|recorded|closing|torch_threads|RUN_THREADS|"
@@ -98,12 +102,33 @@ def support_lines(path):
     return found
 
 
-def main():
-    paths = sys.argv[1:] or sorted(p for p in glob.glob("spinup/algos/*/*.py")
-                                   if not p.endswith(("core.py", "__init__.py", "workers.py")))
+def default_files():
+    """The algorithm files of this checkout (core, worker and package files aside)."""
+    return sorted(p for p in glob.glob(os.path.join(ROOT, "spinup", "algos", "*", "*.py"))
+                  if not p.endswith(("core.py", "__init__.py", "workers.py")))
+
+
+def main(argv=None):
+    sys.path[:] = [ROOT] + [p for p in sys.path if os.path.abspath(p or ".") != HERE]
+    from benchmarks import _cli
+    parser = _cli.parser(__file__, __doc__.split("\n\n")[0])
+    parser.add_argument("files", nargs="*", metavar="FILE",
+                        help="Python files to count (default: the algorithm files of this "
+                             "checkout, whatever the current folder)")
+    args = parser.parse_args(argv)
+    paths = args.files or default_files()
+    if not paths:
+        parser.error(f"no algorithm files under {os.path.join(ROOT, 'spinup', 'algos')}")
     for path in paths:
-        print(f"{len(support_lines(path)):4d}  {path}")
+        try:
+            count = len(support_lines(path))
+        except OSError as error:
+            parser.error(f"{path}: {error.strerror}")
+        except (SyntaxError, UnicodeDecodeError, ValueError) as error:
+            parser.error(f"{path}: not a Python file ({error.__class__.__name__})")
+        print(f"{count:4d}  {path if args.files else os.path.relpath(path, ROOT)}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

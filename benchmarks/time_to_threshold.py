@@ -39,12 +39,15 @@ Examples::
     python benchmarks/time_to_threshold.py --csv /tmp/ttt.csv      # everything, 3 seeds
     python benchmarks/time_to_threshold.py --jobs 2 --csv /tmp/ttt.csv   # on 2 idle cores
 
-One result line is printed per run and appended to the CSV; a table of medians and
-ranges follows. See ``docs/benchmarks/time_to_threshold.rst``.
+One result line is printed per run and appended to the CSV (``--csv``, by default a file
+in the system's temp folder); a table of medians and ranges follows. The tables of
+``docs/benchmarks/time_to_threshold.rst`` were made from such CSV files with
+``--summarize``; this script writes nothing under ``docs/``.
 """
 import argparse
 import contextlib
 import csv
+import importlib.util
 import io
 import json
 import os
@@ -54,6 +57,12 @@ import subprocess
 import sys
 import tempfile
 import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# Runs from any folder, its workers too; this folder leaves the path (its mujoco.py would
+# hide the mujoco package).
+sys.path[:] = [os.path.dirname(HERE)] + [p for p in sys.path if os.path.abspath(p or ".") != HERE]
+from benchmarks import _cli  # noqa: E402
 
 EVAL_EVERY = 2000
 EVAL_EPISODES = 10
@@ -509,20 +518,35 @@ def versions():
     return out
 
 
+#: the module each library needs (spinup's own are always there)
+LIB_MODULES = {"sb3": "stable_baselines3", "tianshou": "tianshou"}
+
+
+def _csv_file(text):
+    if not os.path.isfile(text):
+        raise argparse.ArgumentTypeError(f"{text}: no such file")
+    return text
+
+
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
-    p.add_argument("--libs", nargs="+", default=LIBS, choices=LIBS)
-    p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    p = _cli.parser(__file__, __doc__.split("\n")[0])
+    p.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES),
+                   help="the tasks and thresholds")
+    p.add_argument("--libs", nargs="+", default=LIBS, choices=LIBS, help="the learners")
+    p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2], help="the seeds")
     p.add_argument("--order-seed", type=int, default=0, help="seed of the run order shuffle")
-    p.add_argument("--csv", default="time_to_threshold.csv", help="results file (appended)")
+    p.add_argument("--csv", default=os.path.join(_cli.scratch("time_to_threshold"),
+                                                 "time_to_threshold.csv"),
+                   help="results file (appended)")
     p.add_argument("--dry-run", action="store_true", help="print the order and an estimate")
-    p.add_argument("--jobs", type=int, default=1,
+    p.add_argument("--jobs", type=_cli.positive, default=1,
                    help="runs at the same time (one core each: at most the idle cores)")
-    p.add_argument("--summarize", nargs="+", metavar="CSV",
+    p.add_argument("--budget", type=_cli.positive, default=None,
+                   help="env steps per run (default: the case's budget: "
+                        + ", ".join(f"{case} {c[3]}" for case, c in CASES.items()) + ")")
+    p.add_argument("--summarize", nargs="+", metavar="CSV", type=_csv_file,
                    help="only print the summary (text and reST) of earlier CSV files")
     p.add_argument("--worker", nargs=3, metavar=("CASE", "LIB", "SEED"), help=argparse.SUPPRESS)
-    p.add_argument("--budget", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--kwargs", default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
 
@@ -540,15 +564,23 @@ def main(argv=None):
         results = []
         for path in args.summarize:
             with open(path, newline="") as f:
-                for row in csv.DictReader(f):
-                    results.append(dict(row, seed=int(row["seed"]), steps=int(row["steps"]),
-                                        seconds=float(row["seconds"]),
-                                        solved=row["solved"] == "True"))
+                try:
+                    for row in csv.DictReader(f):
+                        results.append(dict(row, seed=int(row["seed"]), steps=int(row["steps"]),
+                                            seconds=float(row["seconds"]),
+                                            solved=row["solved"] == "True"))
+                except (KeyError, TypeError, ValueError):
+                    p.error(f"--summarize {path}: not a results file of this script")
         print("\n".join(summarize(results)))
         print()
         print("\n".join(rst_table(results)))
         return 0
 
+    missing = [lib for lib in args.libs if lib in LIB_MODULES
+               and importlib.util.find_spec(LIB_MODULES[lib]) is None]
+    if missing and not args.dry_run:
+        p.error(f"--libs {' '.join(missing)}: {', '.join(LIB_MODULES[m] for m in missing)} "
+                "not installed here (pip install -e '.[bench]'; or leave them out of --libs)")
     order = schedule(args.cases, args.libs, args.seeds, args.order_seed)
     estimate = sum(ESTIMATE.get((c, l), 60) for c, l, _ in order) / args.jobs
     print(f"# {len(order)} runs, {args.jobs} at a time, estimated {estimate / 60:.0f} min on "
@@ -560,6 +592,7 @@ def main(argv=None):
         return 0
 
     fields = ["case", "lib", "seed", "solved", "steps", "seconds", "best", "error"]
+    os.makedirs(os.path.dirname(os.path.abspath(args.csv)), exist_ok=True)
     new = not os.path.exists(args.csv)
     results = []
     with open(args.csv, "a", newline="") as f:
@@ -568,7 +601,8 @@ def main(argv=None):
             writer.writeheader()
         from concurrent.futures import ThreadPoolExecutor
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:  # each job one subprocess
-            pending = [pool.submit(run_in_subprocess, *triple) for triple in order]
+            pending = [pool.submit(run_in_subprocess, *triple, args.budget)
+                       for triple in order]
             done = (fut.result() for fut in pending)  # in schedule order
             for r in done:
                 case, lib, seed = r["case"], r["lib"], r["seed"]
@@ -579,6 +613,7 @@ def main(argv=None):
                 print(f"{case} {lib} seed={seed} steps={r['steps']} seconds={r['seconds']} "
                       f"best={r['best']} {status}", flush=True)
     print("\n".join(summarize(results)))
+    print(f"runs appended to {args.csv}")
     return 0
 
 

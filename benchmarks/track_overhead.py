@@ -9,11 +9,12 @@ what tracking costs per step (its share of the training time); the rates of sepa
 differ by a few percent from run to run on their own. Medians over rounds; take it on an idle
 machine.
 
-    python benchmarks/track_overhead.py --rounds 5 --out data/track_overhead
+    python benchmarks/track_overhead.py --rounds 5 --out DIR
 
-writes ``runs.csv`` (one line per run) and ``summary.txt`` to ``--out`` (nothing else).
+writes ``runs.csv`` (one line per run) and ``summary.txt`` to ``--out`` (nothing else;
+by default a folder of the system's temp folder). The figures on the Tracking page
+(docs/benchmarks/tracking/overhead.inc) were copied from such a summary.
 """
-import argparse
 import json
 import os
 import os.path as osp
@@ -23,20 +24,25 @@ import sys
 import tempfile
 import time
 
-import pandas as pd
+HERE = osp.dirname(osp.abspath(__file__))
+ROOT = osp.dirname(HERE)
+# Runs from any folder; this folder leaves the path (its mujoco.py would hide the package).
+sys.path[:] = [ROOT] + [p for p in sys.path if osp.abspath(p or ".") != HERE]
+from benchmarks import _cli  # noqa: E402
 
 MODES = ("none", "wandb", "mlflow")
+TRACKERS = {"wandb": "wandb", "mlflow": "mlflow"}   # mode -> the module it needs
 
 
 def _parser():
-    parser = argparse.ArgumentParser(
-        description="Cost of --track wandb|mlflow on PPO CartPole-v1 (interleaved runs).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=5, help="runs of each mode")
-    parser.add_argument("--epochs", type=int, default=15)
-    parser.add_argument("--steps_per_epoch", type=int, default=4000,
+    parser = _cli.parser(__file__, "Cost of --track wandb|mlflow on PPO CartPole-v1 "
+                                   "(interleaved runs).")
+    parser.add_argument("--rounds", type=_cli.positive, default=5, help="runs of each mode")
+    parser.add_argument("--epochs", type=_cli.positive, default=15,
+                        help="epochs per run (at least 2: the rate is taken between rows)")
+    parser.add_argument("--steps_per_epoch", type=_cli.positive, default=4000,
                         help="PPO's default: one row per 4000 env steps")
-    parser.add_argument("--out", default=osp.join("data", "track_overhead"),
+    parser.add_argument("--out", default=_cli.scratch("track_overhead"),
                         help="directory for runs.csv and summary.txt")
     return parser
 
@@ -53,8 +59,13 @@ def one_run(mode, args, scratch, index):
         cmd += ["--track", "mlflow", "--track_uri", f"sqlite:///{scratch}/mlflow.db"]
     env = dict(os.environ, WANDB_MODE="offline")
     start = time.perf_counter()
-    subprocess.run(cmd, cwd=scratch, env=env, check=True, stdout=subprocess.DEVNULL)
+    done = subprocess.run(cmd, cwd=scratch, env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - start
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        raise SystemExit(f"track_overhead: the {mode} run failed: {last}")
+    import pandas as pd
     run_dir = osp.join(scratch, name, f"{name}_s0")
     table = pd.read_table(osp.join(run_dir, "progress.txt"))
     training = table["Time"].iloc[-1] - table["Time"].iloc[0]
@@ -69,11 +80,17 @@ def one_run(mode, args, scratch, index):
 
 
 def main(argv=None):
-    args = _parser().parse_args(argv)
-    if args.rounds < 1 or args.epochs < 2 or args.steps_per_epoch < 1:
-        _parser().error("--rounds >= 1, --epochs >= 2 and --steps_per_epoch >= 1")
-    root = osp.dirname(osp.dirname(osp.abspath(__file__)))
-    os.environ["PYTHONPATH"] = root + os.pathsep + os.environ.get("PYTHONPATH", "")
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.epochs < 2:
+        parser.error(f"argument --epochs: {args.epochs}: give at least 2")
+    import importlib.util
+    missing = [m for m in TRACKERS.values() if importlib.util.find_spec(m) is None]
+    if missing:
+        parser.error(f"needs {' and '.join(missing)}, not installed here "
+                     "(pip install -e '.[track]')")
+    import pandas as pd
+    os.environ["PYTHONPATH"] = ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")
     rows = []
     scratch = tempfile.mkdtemp(prefix="track_overhead_")
     try:

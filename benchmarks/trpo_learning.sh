@@ -1,11 +1,22 @@
 #!/usr/bin/env bash
 # Learning benchmarks for TRPO / NPG (issue 4). Results: docs/benchmarks/trpo.rst.
-# Usage: benchmarks/trpo_learning.sh [OUT_DIR]   (default /work/bench_out/issue4)
-# Every experiment runs as its own process, all in parallel (niced), then plots.
+# Usage: benchmarks/trpo_learning.sh [--publish] [OUT_DIR]   (default /work/bench_out/issue4)
+# Every experiment runs as its own process, all in parallel (niced), then plots. The plots
+# go to OUT_DIR; with --publish to docs/images/, the figures of the docs pages.
 set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+PUBLISH=0
+if [ "${1:-}" = "--publish" ]; then PUBLISH=1; shift; fi
+case "${1:-}" in
+  -h|--help) sed -n '2,5p' "$0" | cut -c3-; exit 0 ;;
+  -*) echo "trpo_learning.sh: unknown option ${1} (see --help)" >&2; exit 2 ;;
+esac
 OUT=${1:-/work/bench_out/issue4}
 mkdir -p "$OUT"
+IMAGES="$OUT"
+if [ "$PUBLISH" = 1 ]; then IMAGES="$ROOT/docs/images"; fi
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
 R="nice -n 5 python -m spinup.run"
 
 # CartPole-v1, defaults (50 epochs x 4000 steps), seeds 0 10 20
@@ -33,12 +44,12 @@ $R trpo --env CartPole-v1 --exp_name trpo_cartpole_cpu2 --cpu 2 --epochs 20 --se
   --data_dir "$OUT" > "$OUT/cpu2.log" 2>&1 &
 wait
 
-# Plots for docs/images
+# Plots (docs/images with --publish)
 python -m spinup.run plot "$OUT"/*_ex21_v0/ "$OUT"/*_ex21_v80/ \
-  --legend "train_v_iters=0" "train_v_iters=80" --savefig docs/images/trpo_ex21.png
+  --legend "train_v_iters=0" "train_v_iters=80" --savefig "$IMAGES/trpo_ex21.png"
 python -m spinup.run plot "$OUT"/trpo_cartpole/ "$OUT"/npg_cartpole/ "$OUT"/trpo_cartpole_cpu2/ \
   --legend "TRPO (3 seeds)" "NPG (seed 0)" "TRPO --cpu 2 (seed 0)" \
-  --savefig docs/images/trpo_cartpole.png
+  --savefig "$IMAGES/trpo_cartpole.png"
 python -m spinup.run plot "$OUT"/trpo_invpend/ --legend "TRPO InvertedPendulum-v5 (seed 0)" \
-  --savefig docs/images/trpo_invpend.png
-python benchmarks/trpo_summary.py "$OUT"
+  --savefig "$IMAGES/trpo_invpend.png"
+python "$ROOT/benchmarks/trpo_summary.py" "$OUT"
