@@ -37,7 +37,8 @@ nb_merge_streams = True
 myst_enable_extensions = ["dollarmath"]  # $...$ and $$...$$ in the notebooks' text
 
 templates_path = []
-exclude_patterns = ["_build"]
+# README files of committed data (docs/benchmarks/**/README.md) describe data, not pages.
+exclude_patterns = ["_build", "benchmarks/**/README.md"]
 master_doc = "index"
 try:
     import sphinx_rtd_theme  # noqa: F401
