@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every GPU check of spinup's `device` support in one go, for a machine with a CUDA GPU
 # (docs/user/gpu.rst, "Checking on a GPU"). Writes at most 8 files to $OUT:
-#   pytest.log     tests/test_update_graph.py and tests/test_device.py (GPU tests included)
+#   pytest.log     tests/test_update_graph.py and tests/test_device.py (GPU tests included;
+#                  -rfEsxXp: every test id with its outcome, no passed test's output)
 #   device.rst/.json  benchmarks/device_speed.py: CPU, GPU eager, GPU graph, every case
 #   sac100k.tar.gz 100k-step SAC HalfCheetah-v5 runs on cuda (defaults, seeds 0-2, run together)
 #   profile.txt    benchmarks/device_profile.py: where a graph run's time goes
@@ -21,7 +22,7 @@ nvidia-smi -L
 python3 -c "import torch, gymnasium, mujoco, spinup; print('torch', torch.__version__, torch.cuda.get_device_name(0))" || exit 1
 
 echo "== tests $(date +%T)"
-timeout 200 python3 -m pytest -q -p no:cacheprovider -o addopts="" -n 8 --timeout 180 \
+timeout 200 python3 -m pytest -q -rfEsxXp -p no:cacheprovider -o addopts="" -n 8 --timeout 180 \
     tests/test_update_graph.py tests/test_device.py > "$OUT/pytest.log" 2>&1
 tail -30 "$OUT/pytest.log"
 

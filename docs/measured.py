@@ -359,6 +359,51 @@ def ddpg_hopper_s0():
             f"{share} test action", f"{row.median_abs_u:.1f}")
 
 
+# ---- gpu.rst: ranges over the committed GPU runs ----
+
+def _device_runs():
+    """The ``results`` of the committed GPU runs (docs/benchmarks/device/run<N>_device.json),
+    in run order: case -> mode -> env steps per second."""
+    import json
+    paths = glob.glob(osp.join(ROOT, "docs", "benchmarks", "device", "run*_device.json"))
+    paths.sort(key=lambda p: int(re.search(r"run(\d+)_", osp.basename(p))[1]))
+    results = []
+    for path in paths:
+        with open(path) as f:
+            results.append(json.load(f)["results"])
+    return results
+
+
+def _span(values, fmt, unit=""):
+    """'lowest to highest' of ``values``, each formatted with ``fmt`` and ``unit``."""
+    return f"{min(values):{fmt}}{unit} to {max(values):{fmt}}{unit}"
+
+
+def _graph_ratios(case):
+    """The best GPU mode over the CPU, within each committed run that measured ``case``."""
+    return [max(r["cuda eager"], r["cuda graph"]) / r["cpu"]
+            for r in (run[case] for run in _device_runs() if case in run)]
+
+
+def gpu_offpolicy_rows():
+    """Per algorithm of gpu.rst's table, its lowest and highest figure over the committed runs
+    in each mode, and the range of its graph-over-CPU ratio taken within each run."""
+    rows = []
+    for case in ("sac", "td3", "ddpg"):
+        runs = [run[case] for run in _device_runs() if case in run]
+        cells = [_span([r[mode] for r in runs], ",.0f")
+                 for mode in ("cpu", "cuda eager", "cuda graph")]
+        rows.append(f"{case.upper()} {' '.join(cells)} "
+                    f"({_span(_graph_ratios(case), '.1f', 'x')}")
+    return tuple(rows)
+
+
+def gpu_offpolicy_ratio():
+    """The range of the graph-over-CPU ratio of SAC, TD3 and DDPG over every committed run."""
+    ratios = [x for case in ("sac", "td3", "ddpg") for x in _graph_ratios(case)]
+    return (_span(ratios, ".1f"),)
+
+
 # ---- the registry ----
 
 E = Entry
@@ -568,8 +613,8 @@ ENTRIES = [
       note="timings of the committed runs (their Time column, on a shared machine); the "
            "check reads them from the table that report writes"),
     E("research-mujoco-protocol", "intro/research.rst",
-      "That page's whole protocol is about 34 run-hours, and the protocol of Spinning Up's own "
-      "benchmark (3M steps, up to ten seeds) about 800", ("34", "800"),
+      "That page's whole protocol is about 35 run-hours, and the protocol of Spinning Up's own "
+      "benchmark (3M steps, up to ten seeds) about 800", ("35", "800"),
       "python benchmarks/mujoco.py report", True, TODAY, HEAD, measure=mujoco_protocol,
       anywhere=True, source=(BENCH + "mujoco/hours.inc", ()),
       note="estimated by report from the committed runs' median rates; the check reads it"),
@@ -633,6 +678,29 @@ ENTRIES = [
       False, TODAY, HEAD, source=(BENCH + "mujoco/runs/here/sac-1m/HalfCheetah/s0/progress.txt",
                                   ()),
       note="its Time column ends at 2.9 hours; its test returns pass 11,000 from about 700k"),
+    # gpu.rst
+    E("gpu-offpolicy-table", "user/gpu.rst",
+      "SAC 141 to 176 116 to 134 593 to 788 (3.9x to 4.5x the CPU) "
+      "TD3 249 to 271 237 to 252 985 to 1,285 (3.6x to 5.2x) "
+      "DDPG 273 to 280 226 to 239 1,093 to 1,156 (4.0x to 4.1x)",
+      ("SAC 141 to 176 116 to 134 593 to 788 (3.9x to 4.5x",
+       "TD3 249 to 271 237 to 252 985 to 1,285 (3.6x to 5.2x",
+       "DDPG 273 to 280 226 to 239 1,093 to 1,156 (4.0x to 4.1x"),
+      "python benchmarks/device_speed.py (runs 1 to 3 on the GPU machine; their figures: "
+      "docs/benchmarks/device/run*_device.json)", True, "2026-11-27", "cfbfb40",
+      machine="NVIDIA H200 and a 16-core Xeon (the lent GPU machines)",
+      measure=gpu_offpolicy_rows, anywhere=True,
+      source=(BENCH + "device/run3_device.json", ()),
+      note="timings on another machine; the check recomputes the ranges from the committed "
+           "runs"),
+    E("gpu-offpolicy-ratio", "user/gpu.rst",
+      "same GPU is 3.6 to 5.2 times faster than the CPU of its run", ("3.6 to 5.2",),
+      "python benchmarks/device_speed.py (runs 1 to 3 on the GPU machine; their figures: "
+      "docs/benchmarks/device/run*_device.json)", True, "2026-11-27", "cfbfb40",
+      machine="NVIDIA H200 and a 16-core Xeon (the lent GPU machines)",
+      measure=gpu_offpolicy_ratio, anywhere=True,
+      source=(BENCH + "device/run3_device.json", ()),
+      note="the lowest and highest ratio of SAC, TD3 and DDPG over the committed runs"),
     # choosing.rst
     E("choosing-acting-speed", "user/choosing.rst",
       "PPO runs CartPole-v1 at about 3,500 environment steps per second with one environment "

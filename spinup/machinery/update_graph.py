@@ -22,6 +22,9 @@ class CapturedCall:
     must happen outside a capture; this call is a real update), the next call with a new
     ``key`` records ``fn``'s kernels (recording runs nothing) and every call replays the
     graph of its key, whose outputs are the tensors the capture produced, refilled.
+    The warm-up, every capture and every replay run with ``device`` made the current CUDA
+    device, on one side stream of that device: on ``cuda:1`` the capture stream and the
+    random-number generator a capture registers are those of GPU 1, not of GPU 0.
 
     Args:
         algo (str): the algorithm, for messages.
@@ -41,6 +44,7 @@ class CapturedCall:
         self.static = None       # name -> input tensor on device, allocated once
         self._graphs = {}        # key -> (CUDAGraph, its output tensors), each its own memory
         self._warm = False
+        self._stream = None      # the side stream of the warm-up and the captures
 
     def __call__(self, inputs, key=0):
         """Run on ``inputs`` (name -> numpy array or tensor; each call the same shapes and
@@ -51,6 +55,13 @@ class CapturedCall:
         self._load(inputs)
         if not self.graph:
             return self.fn(self.static, key)
+        # the current device decides the stream a capture records on and the generator it
+        # registers (its random numbers); without this, cuda:N would get those of whichever
+        # device is current, usually GPU 0
+        with torch.cuda.device(self.device):
+            return self._graph_call(key)
+
+    def _graph_call(self, key):
         if key not in self._graphs:
             if not self._warm:
                 return self._warm_up(key)
@@ -78,8 +89,13 @@ class CapturedCall:
         for name, value in inputs.items():
             self.static[name].copy_(torch.as_tensor(value))
 
+    def _side_stream(self):
+        if self._stream is None:
+            self._stream = torch.cuda.Stream(self.device)
+        return self._stream
+
     def _warm_up(self, key):
-        stream = torch.cuda.Stream(self.device)
+        stream = self._side_stream()
         stream.wait_stream(torch.cuda.current_stream(self.device))
         with torch.cuda.stream(stream):
             outputs = self.fn(self.static, key)
@@ -89,7 +105,9 @@ class CapturedCall:
 
     def _capture(self, key):
         graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
+        # an explicit stream: torch.cuda.graph's own default is made once per process, on
+        # whichever device was current at its first use
+        with torch.cuda.graph(graph, stream=self._side_stream()):
             outputs = self.fn(self.static, key)
         return graph, outputs
 
