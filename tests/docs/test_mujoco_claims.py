@@ -230,3 +230,24 @@ def test_the_engine_table_and_its_sentences_come_from_the_raw_differences(pages)
     assert set(ant.apply(lambda d: int((d > 1e-6).sum()))) == {984}
     assert 2 <= ant.max().min() and ant.max().max() <= 3
     assert "(984 of the 1000 states, by up to 2 or 3)" in pages["mujoco"]
+
+
+def test_the_published_tables_come_from_their_sources():
+    """Each number of the Zoo and CleanRL tables is a row of published.tsv (file, commit and
+    address of the source, the value as the source prints it, rounded as the page does)."""
+    import pandas as pd
+    bench = ROOT / "docs" / "benchmarks"
+    rows = pd.read_table(bench / "mujoco" / "published.tsv", dtype=str)
+    assert rows["url"].str.contains(r"/blob/[0-9a-f]{40}/").all()
+    for _, r in rows.iterrows():               # the page's number is the source's, rounded
+        assert f"{float(r['value']):.0f}" == r["as_printed_on_page"], dict(r)
+    page = (bench / "mujoco.rst").read_text(encoding="utf-8")
+    section = page.split("Other published results")[1]
+    tables = re.findall(r"^(PPO|TD3|SAC|DDPG) +(?:1M|``-v\d``) +(.+)$", section, flags=re.M)
+    assert len(tables) == 7                     # 3 Zoo rows, 4 CleanRL rows
+    printed = set(rows["as_printed_on_page"])
+    for algo, cells in tables:
+        for number in re.findall(r"\d+", cells):
+            assert number in printed, (algo, number)
+        sources = rows[rows["algorithm"].str.upper() == algo]
+        assert set(re.findall(r"\d+", cells)) <= set(sources["as_printed_on_page"]), algo
