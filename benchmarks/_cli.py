@@ -75,26 +75,25 @@ def add_publish(p, record):
 
 # Value types: argparse turns their ValueError/ArgumentTypeError into a one-line refusal.
 
-def positive(text):
-    """An integer >= 1."""
+def _integer(text, low, ask):
+    """``text`` as an integer >= ``low``; else the refusal, ``ask`` saying what to give."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value}: give at least 1")
+    if value < low:
+        raise argparse.ArgumentTypeError(f"{value}: give {ask}")
     return value
+
+
+def positive(text):
+    """An integer >= 1."""
+    return _integer(text, 1, "at least 1")
 
 
 def non_negative(text):
     """An integer >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value}: give 0 or more")
-    return value
+    return _integer(text, 0, "0 or more")
 
 
 def folder(text):

@@ -10,15 +10,7 @@
 # first into /tmp/site. Usage: OUT=/some/folder bash benchmarks/device_checks.sh
 set -u
 OUT=${OUT:-/tmp/device_checks}
-mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1
-export PYTHONPATH=$PWD
-if ls .whl/*.whl > /dev/null 2>&1; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-        --target /tmp/site .whl/*.whl || exit 1
-    export PYTHONPATH=/tmp/site:$PWD
-fi
-nvidia-smi -L
+. "$(dirname "$0")/_device_setup.sh"   # $OUT, PYTHONPATH, the wheels of .whl/
 python3 -c "import torch, gymnasium, mujoco, spinup; print('torch', torch.__version__, torch.cuda.get_device_name(0))" || exit 1
 
 echo "== tests $(date +%T)"

@@ -20,11 +20,9 @@ DEFAULT_OUT = "/work/bench_out/issue3"   # benchmarks/offpolicy_learning.sh's de
 
 def main(argv=None):
     parser = _cli.parser(__file__, __doc__.split("\n\n")[0])
-    parser.add_argument("out", nargs="?", default=DEFAULT_OUT, metavar="OUT",
+    parser.add_argument("out", nargs="?", default=DEFAULT_OUT, metavar="OUT", type=_cli.folder,
                         help="the folder benchmarks/offpolicy_learning.sh wrote to")
     out = parser.parse_args(argv).out
-    if not os.path.isdir(out):
-        parser.error(f"{out}: no such directory")
     import pandas as pd
     rows = []
     for path in sorted(glob.glob(os.path.join(out, "*", "*", "progress.txt"))):

@@ -20,11 +20,9 @@ THRESHOLDS = {"CartPole-v1": 475, "InvertedPendulum-v5": 900, "Hopper-v5": 1000}
 
 def main(argv=None):
     parser = _cli.parser(__file__, __doc__.split("\n\n")[0])
-    parser.add_argument("out", nargs="?", default=DEFAULT_OUT, metavar="OUT_DIR",
+    parser.add_argument("out", nargs="?", default=DEFAULT_OUT, metavar="OUT_DIR", type=_cli.folder,
                         help="the folder benchmarks/trpo_learning.sh wrote to")
     out = parser.parse_args(argv).out
-    if not os.path.isdir(out):
-        parser.error(f"{out}: no such directory")
     import pandas as pd
 
     from spinup.machinery.run_dir import LaunchError, read_run_config

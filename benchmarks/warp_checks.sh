@@ -13,15 +13,7 @@ OUT=${OUT:-/tmp/warp_checks}
 PPO_SECONDS=${PPO_SECONDS:-150}
 SEEDS=${SEEDS:-0}
 TASKS=${TASKS:-"Ant HalfCheetah"}
-mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1
-export PYTHONPATH=$PWD
-if ls .whl/*.whl > /dev/null 2>&1; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-        --target /tmp/site .whl/*.whl || exit 1
-    export PYTHONPATH=/tmp/site:$PWD
-fi
-nvidia-smi -L
+. "$(dirname "$0")/_device_setup.sh"   # $OUT, PYTHONPATH, the wheels of .whl/
 python3 -c "import torch, warp, mujoco_warp, spinup.envs; print('torch', torch.__version__, torch.cuda.get_device_name(0), 'warp', warp.__version__)" || exit 1
 scrub() { sed -i "s#$PWD#<repo>#g; s#/tmp/[A-Za-z0-9_./-]*#<tmp>#g" "$1"; }
 

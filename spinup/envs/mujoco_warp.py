@@ -135,7 +135,6 @@ class MujocoWarpTask(TensorVectorEnv):
             self.model = mjw.put_model(model)
             self.data = mjw.make_data(model, nworld=self.num_envs, nconmax=NCONMAX,
                                       njmax=NJMAX)
-        self._wdevice = wdevice
         # torch views of the simulator's arrays (shared memory, no copies)
         view = wp.to_torch
         d = self.data
