@@ -9,7 +9,8 @@ every value it prints must be the claim's value as the page rounds it. A new see
 moves a cell, or an edit of a quoted p-value, fails here until prose and claims agree.
 
 Statistics of the gap experiments (tfinit, sb3, ...) are not table cells and are not in
-claims.json; their sentences say which runs they use.
+claims.json; their sentences say which runs they use, and test_mujoco_experiments.py
+recomputes them from those runs.
 """
 import json
 import re
