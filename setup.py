@@ -54,7 +54,12 @@ setup(
                  # tests/tracking: --track (W&B offline, MLflow SQLite), export and push
                  "wandb>=0.20", "mlflow>=3.1", "huggingface_hub>=1.0",
                  # tests/envs/test_mujoco_warp.py: the MuJoCo Warp tasks on Warp's CPU mode
-                 "mujoco-warp>=4.0", "warp-lang>=1.19"],
+                 "mujoco-warp>=4.0", "warp-lang>=1.19",
+                 # tests/envs/test_pixels.py: Atari (ROMs in ale-py's wheel) and MinAtar
+                 "ale-py>=0.12.1", "minatar>=1.0.15", "opencv-python-headless>=4.8"],
+        # --env ALE/Pong-v5 and MinAtar/Breakout-v1 (spinup/envs/pixels.py); ale-py 0.12.0
+        # shipped without ROMs, and gymnasium's AtariPreprocessing resizes with OpenCV.
+        "pixels": ["ale-py>=0.12.1", "minatar>=1.0.15", "opencv-python-headless>=4.8"],
         # --launcher ray: grid variants as tasks on a Ray cluster (or a local instance).
         "ray": ["ray>=2.9"],
         # --track wandb|mlflow (tested with wandb 0.31.0 and mlflow 3.17.2; wandb 0.20 is the

@@ -199,10 +199,11 @@ def _check_env(cmd, env_name):
     """Make the env once (handed to check_cli), so a bad id fails here with close matches."""
     import gymnasium as gym
 
+    from spinup.envs import pixels
     from spinup.machinery.arg_checks import hand_over_env
     from spinup.machinery.run_dir import is_batched_id
     try:
-        env = gym.make(env_name)
+        env = pixels.make(env_name)   # Atari ids: preprocessed as the run's env_fn does
         if is_batched_id(env_name):   # check_cli makes the task as the run will
             env.close()
         else:

@@ -19,7 +19,8 @@ from spinup.machinery.memory import (_NETWORKS, _gigabytes, available_memory,  #
                                      check_saved_model_memory, estimate_training_bytes,
                                      hidden_parameters)
 from spinup.utils import mpi_tools
-from spinup.machinery.env_checks import BOUNDED_BOX, DISCRETE, FLAT_BOX, make_env
+from spinup.machinery.env_checks import (BOUNDED_BOX, DISCRETE, FLAT_BOX, FLAT_OR_IMAGE,
+                                         make_env)
 from spinup.machinery.run_dir import check_resume_algorithm
 
 
@@ -543,8 +544,9 @@ A3C = dict(BASIC_RULES, gamma=unit_interval, lam=unit_interval, lr=positive,
 RULES = dict(vpg=VPG, trpo=TRPO, ppo=PPO, ddpg=DDPG, td3=TD3, sac=SAC, dqn=DQN, a2c=A2C, a3c=A3C)
 
 _ON_POLICY = dict(obs=FLAT_BOX, act=(FLAT_BOX, DISCRETE))
+_PIXELS = dict(obs=FLAT_OR_IMAGE, act=(FLAT_BOX, DISCRETE))   # a CNN for images (DESIGN 21)
 _CONTINUOUS = dict(obs=FLAT_BOX, act=BOUNDED_BOX)
 #: Algorithm module name -> the observation and action spaces it supports.
-SPACES = dict(vpg=_ON_POLICY, trpo=_ON_POLICY, ppo=_ON_POLICY, a2c=_ON_POLICY, a3c=_ON_POLICY,
+SPACES = dict(vpg=_PIXELS, trpo=_ON_POLICY, ppo=_PIXELS, a2c=_PIXELS, a3c=_ON_POLICY,
               ddpg=_CONTINUOUS, td3=_CONTINUOUS, sac=_CONTINUOUS,
-              dqn=dict(obs=FLAT_BOX, act=DISCRETE))
+              dqn=dict(obs=FLAT_OR_IMAGE, act=DISCRETE))

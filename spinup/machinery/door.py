@@ -16,6 +16,7 @@ directory) is listed in docs/dev/rooms.rst; a student need not read it.
 """
 import gymnasium as gym
 
+from spinup.envs import pixels
 from spinup.envs.batch import BatchedTask, EnvList
 from spinup.machinery.arg_checks import _rules_of, check_args
 from spinup.machinery.checkpoint import Checkpoint, load_checkpoint, recorded, save_checkpoint
@@ -81,8 +82,12 @@ class Run:
             self.envs = EnvList([recorded(e) if record else e
                                  for e in [first] + [env_fn() for _ in range(1, num_envs or 1)]])
             self.env = self.envs.envs[0]
-            self.test_env = env_fn() if test_env else None
+            # an Atari env_fn's test episodes play whole, unclipped games
+            self.test_env = getattr(env_fn, "evaluation_env", env_fn)() if test_env else None
         self.label = env_label(self.name, self.env)   # names the env in data errors
+        # k when observations are the last k frames: DQN's replay keeps each frame once
+        self.frame_stack = pixels.frame_stack(self.env)
+        pixels.check_replay_memory(self.name, config, self.env, self.frame_stack, self.envs)
         self.placed = self.ckpt = self.run_dir = self.logger = None
         self.device, self.saved, self._threads = None, {}, torch_threads(RUN_THREADS)
 
@@ -130,6 +135,8 @@ class Run:
         envs = (self.envs if isinstance(self.envs, BatchedTask) else self.envs.envs
                 if "num_envs" in self.config else self.env)
         self.logger = logger
+        if isinstance(self.envs, EnvList) and pixels.keeps_score(self.env):   # Atari:
+            logger.game_scores = lambda: [s for s, _ in pixels.finished_games(self.envs.envs)]
         self.ckpt = Checkpoint(self.name, logger, env=envs if env else None, placed=self.placed,
                                nets=nets, replay=replay, test_env=test_env or self.test_env)
         logger_kwargs = self.config.get("logger_kwargs") or {}

@@ -29,6 +29,11 @@ def _box(space, flat=False, bounded=False):
     return not bounded or bool(np.isfinite(space.low).all() and np.isfinite(space.high).all())
 
 
+def _image(space):
+    from spinup.utils.torch_tools import is_image_space
+    return is_image_space(space)
+
+
 def _discrete(space):
     from gymnasium.spaces import Discrete
     return isinstance(space, Discrete)
@@ -40,6 +45,10 @@ FLAT_BOX = SpaceKind("a flat (1-D) Box", lambda s: _box(s, flat=True))
 #: A one-dimensional Box with finite low/high (a tanh policy is scaled to them).
 BOUNDED_BOX = SpaceKind("a continuous (Box)", lambda s: _box(s, flat=True, bounded=True),
                         " with finite low/high")
+#: A flat Box, or images: a 3-D Box of uint8 or bool cells (Atari frames, MinAtar grids),
+#: which the algorithm's default network reads with a convolutional torso.
+FLAT_OR_IMAGE = SpaceKind("a flat (1-D) Box or an image (a 3-D uint8 or bool Box)",
+                          lambda s: _box(s, flat=True) or _image(s))
 #: A Discrete space.
 DISCRETE = SpaceKind("a Discrete", _discrete)
 

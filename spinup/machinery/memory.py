@@ -89,3 +89,42 @@ def check_saved_model_memory(path, ac_class, ac_kwargs, state_dict=None):
                          f"parameter, model and loaded weights) but only {_gigabytes(avail)} "
                          "of memory is available; the file is damaged or not meant for "
                          "this machine")
+
+
+def replay_bytes(space, replay_size, frames=1):
+    """Bytes of the observations a replay buffer of ``replay_size`` transitions keeps for
+    ``space``: ``s`` and ``s'`` of every transition, in the space's own dtype for images
+    (float32 otherwise), and with frame stacks (``frames`` > 1) only the newest frame of
+    each, plus one byte saying how many earlier frames belong to the episode."""
+    import numpy as np
+
+    from spinup.utils.torch_tools import is_image_space
+    cells = int(np.prod(space.shape))
+    if frames > 1:
+        cells //= space.shape[0]
+    size = np.dtype(space.dtype).itemsize if is_image_space(space) else _FLOAT_BYTES
+    return replay_size * (2 * cells * size + (frames > 1))
+
+
+def check_replay_memory(algo, config, space, frames=1, close=None):
+    """Refuse (one line, before any file is written) a ``replay_size`` whose image
+    observations cannot fit in :func:`available_memory`; vector observations are left to
+    the argument rules (:mod:`spinup.machinery.arg_checks`). ``close`` is called first.
+
+    Raises:
+        ValueError: naming the bytes per transition, the total and what is available.
+    """
+    from spinup.utils.torch_tools import is_image_space
+    size = config.get("replay_size")
+    if not isinstance(size, numbers.Integral) or not is_image_space(space):
+        return
+    need, avail = replay_bytes(space, size, frames), available_memory()
+    if avail is None or need <= avail:
+        return
+    if close is not None:
+        close()
+    how = (f"the newest of {frames} stacked frames of s and s'" if frames > 1
+           else "s and s'")
+    raise ValueError(f"{algo}: replay_size={size} would keep {_gigabytes(need)} of "
+                     f"observations ({how}, {need // size:,} bytes per transition) but "
+                     f"{_gigabytes(avail)} of memory is available; use a smaller replay_size")

@@ -102,7 +102,7 @@ RESUME_MAY_CHANGE = ("epochs", "device", "cuda_graph")
 #: function (compared as the id it makes).
 _NOT_COMPARED = {"logger_kwargs", "env_fn"}
 
-_SAVED_ENV = re.compile(r"gym\.make(?:_vec)?\((['\"])(.+?)\1")
+_SAVED_ENV = re.compile(r"(?:gym\.make(?:_vec)?|spinup\.envs\.atari)\((['\"])(.+?)\1")
 
 
 def is_batched_id(env_id):
@@ -119,7 +119,9 @@ def env_maker(env_id, num_envs=None, device=None):
     """The ``env_fn`` of a run given a gymnasium id (``--env``): ``gymnasium.make(env_id)``,
     written in ``config.json`` as ``gym.make('<id>')``, which :func:`saved_env_id` reads.
     A batched task's id (:func:`is_batched_id`) makes ``num_envs`` copies (1 if None) on
-    ``device`` (the CPU for None or ``'auto'``) with ``gymnasium.make_vec``."""
+    ``device`` (the CPU for None or ``'auto'``) with ``gymnasium.make_vec``. An Atari id
+    (``ALE/...``) gets the standard preprocessing (:func:`spinup.envs.pixels.atari`), a
+    MinAtar id its registration first."""
     if is_batched_id(env_id):
         n, where = num_envs or 1, "cpu" if device in (None, "auto") else device
 
@@ -132,8 +134,14 @@ def env_maker(env_id, num_envs=None, device=None):
         env_fn.__qualname__ = f"gym.make_vec({env_id!r}, num_envs={n}, device={where!r})"
         return env_fn
 
+    from spinup.envs import pixels
+    if pixels.is_atari_id(env_id):   # the standard preprocessing (spinup.envs.pixels)
+        return pixels.atari(env_id)
+
     def env_fn():
         import gymnasium as gym
+        if pixels.is_minatar_id(env_id):
+            pixels.register_minatar()
         return gym.make(env_id)
     env_fn.__qualname__ = f"gym.make({env_id!r})"   # how config.json shows it
     return env_fn

@@ -37,7 +37,7 @@ PRESET_DIR = os.path.dirname(os.path.abspath(__file__))
 RECORD_ONLY_KEYS = ("exp_name", "logger_kwargs", "env_fn")
 
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
-_ENV_IN_FN = re.compile(r"make\(\s*(['\"])(.+?)\1")
+_ENV_IN_FN = re.compile(r"(?:make|atari)\(\s*(['\"])(.+?)\1")
 
 
 def list_presets():

@@ -286,6 +286,7 @@ class EpochLogger(Logger):
         """Takes the arguments of :meth:`Logger.__init__`."""
         super().__init__(*args, **kwargs)
         self.epoch_dict = {}
+        self.game_scores = None   # Atari: the run's call for the games finished since
 
     def store(self, **kwargs):
         """Keep values for this epoch's statistics.
@@ -337,3 +338,6 @@ class EpochLogger(Logger):
         for column, value in columns:
             super().log_tabular(column, value)
         self.epoch_dict[key] = []
+        if key == "EpRet" and self.game_scores is not None:   # EpRet: clipped, one life
+            self.store(GameScore=np.asarray(self.game_scores(), dtype=float))
+            self.log_tabular("GameScore", with_min_and_max=with_min_and_max)

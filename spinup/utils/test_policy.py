@@ -164,9 +164,13 @@ def load_env(fpath, itr="last", render_mode=None):
     ``vars.json``) of a run, an exported folder or ``hf://REPO_ID``; ``None`` if the run
     recorded none (:class:`HubDownloadError` as :func:`local_path`)."""
     import gymnasium as gym
+    from spinup.envs import pixels
     spec = _saved_env_spec(local_path(fpath), itr)
     if spec is None:
         return None
+    if pixels.is_atari_id(spec.id):   # the game as scored: no life-episodes, no clipping
+        extra = {"render_mode": render_mode} if render_mode else {}
+        return pixels.make_atari(spec.id, training=False, **extra)
     return gym.make(spec, render_mode=render_mode) if render_mode else gym.make(spec)
 
 

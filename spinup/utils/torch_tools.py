@@ -132,3 +132,66 @@ def finite_logp(logp):
 
 _DIVERGED = ("the policy's output (logits, or mean and log std) is NaN or infinite: its "
              "weights have diverged (try a lower learning rate)")
+
+
+
+# ---- Pixels: a convolutional torso in front of the MLP heads (DESIGN 21) ----
+
+def is_image_space(space):
+    """Whether ``space`` holds images: a 3-D ``Box`` of ``uint8`` or ``bool`` cells, channels
+    first ``(C, H, W)`` or last ``(H, W, C)`` (Atari frames, MinAtar grids)."""
+    return (type(space).__name__ == "Box" and len(space.shape) == 3
+            and np.dtype(space.dtype) in (np.uint8, np.bool_))
+
+
+class ConvTorso(nn.Module):
+    """Images ``(batch, *shape)`` of any dtype to features ``(batch, width)``, float32.
+
+    ``kind="nature"``: the Nature DQN's convolutions (Mnih et al. 2015: 32 8x8 stride 4,
+    64 4x4 stride 2, 64 3x3 stride 1, each with a ReLU; frames of 36x36 at least, 84x84
+    gives 3,136 features); ``"small"``: MinAtar's (Young & Tian 2019: 16 3x3 stride 1 and a
+    ReLU; 10x10 gives 1,024); ``"auto"``: nature when both sides are >= 36, else small.
+    Pixels are divided by the space's largest ``high`` here (buffers keep uint8/bool). The
+    channel axis is the shorter end of the shape (on a tie the last, as in gymnasium).
+
+    Raises:
+        ValueError: an unknown ``kind``, or frames too small for ``"nature"``.
+    """
+
+    def __init__(self, observation_space, kind="auto"):
+        super().__init__()
+        shape = tuple(observation_space.shape)
+        self.channels_last = shape[-1] <= shape[0]
+        channels, *sides = (shape[-1], *shape[:2]) if self.channels_last else shape
+        self.kind = ("nature" if min(sides) >= 36 else "small") if kind == "auto" else kind
+        if self.kind == "nature" and min(sides) >= 36:
+            layers = [nn.Conv2d(channels, 32, 8, stride=4), nn.ReLU(),
+                      nn.Conv2d(32, 64, 4, stride=2), nn.ReLU(),
+                      nn.Conv2d(64, 64, 3, stride=1), nn.ReLU()]
+        elif self.kind == "small":
+            layers = [nn.Conv2d(channels, 16, 3, stride=1), nn.ReLU()]
+        else:
+            raise ValueError(f"ConvTorso: kind {kind!r} is not one of 'auto', 'nature' "
+                             f"(frames of at least 36x36, not {sides}) or 'small'")
+        self.convs = nn.Sequential(*layers, nn.Flatten())
+        self.scale = 1.0 / float(np.max(observation_space.high))
+        with torch.no_grad():
+            self.width = int(self.convs(torch.zeros(1, channels, *sides)).shape[1])
+
+    def forward(self, obs):
+        single = obs.dim() == 3   # one image, no batch axis
+        x = (obs.unsqueeze(0) if single else obs).to(torch.float32) * self.scale
+        features = self.convs(x.permute(0, 3, 1, 2) if self.channels_last else x)
+        return features.squeeze(0) if single else features
+
+
+def conv_front(net, attribute, observation_space, kind="auto"):
+    """Put a :class:`ConvTorso` before the MLP ``net.<attribute>`` (of its width's inputs)."""
+    setattr(net, attribute, nn.Sequential(ConvTorso(observation_space, kind),
+                                          getattr(net, attribute)))
+
+
+def features_space(observation_space, kind="auto"):
+    """The flat ``Box`` of a :class:`ConvTorso`'s features for ``observation_space``."""
+    from gymnasium.spaces import Box
+    return Box(-np.inf, np.inf, (ConvTorso(observation_space, kind).width,), np.float32)

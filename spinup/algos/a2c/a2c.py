@@ -82,13 +82,15 @@ class A2CBuffer:
         gamma (float): discount factor.
         lam (float): GAE's lambda; 1 gives the n-step advantage of Mnih et al.
         num_envs (int): copies stepped together (columns).
+        obs_dtype: the stored observations' dtype (images: their own uint8 or bool).
     """
 
-    def __init__(self, obs_dim, act_dim, size, gamma=0.99, lam=1.0, num_envs=1):
-        def zeros(item_shape=None):   # (size, num_envs, *item_shape)
-            return np.zeros((size,) + core.combined_shape(num_envs, item_shape), dtype=np.float32)
+    def __init__(self, obs_dim, act_dim, size, gamma=0.99, lam=1.0, num_envs=1,
+                 obs_dtype=np.float32):
+        def zeros(item_shape=None, dtype=np.float32):   # (size, num_envs, *item_shape)
+            return np.zeros((size,) + core.combined_shape(num_envs, item_shape), dtype=dtype)
 
-        self.obs_buf, self.act_buf = zeros(obs_dim), zeros(act_dim)
+        self.obs_buf, self.act_buf = zeros(obs_dim, obs_dtype), zeros(act_dim)
         self.rew_buf = zeros()
         self.val_buf = zeros()  # critic's V(s_t) when acting
         self.adv_buf = zeros()  # written by get
@@ -295,14 +297,18 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         np.random.seed(seed)
 
         # [A2C line 1] theta and psi; every worker starts from rank 0's copy.
+        if actor_critic is core.MLPActorCritic:   # pixels get a CNN torso (DESIGN 21)
+            actor_critic = core.default_actor_critic(env.observation_space)
         ac = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
         sync_params(ac)
         actor = run.place(ac, procs=n_workers)  # ac trains on `device`; actor: ac or a CPU copy
         logger.log("\nNumber of parameters: \t pi: %d, \t v: %d\n"
                    % (core.count_vars(ac.pi), core.count_vars(ac.v)))
 
+        space = env.observation_space   # images are stored as they come
+        obs_dtype = space.dtype if core.is_image_space(space) else np.float32
         buf = A2CBuffer(env.observation_space.shape, env.action_space.shape, n_steps,
-                        gamma, lam, num_envs)
+                        gamma, lam, num_envs, obs_dtype)
 
         buf.source = run.label
         # One Adam for theta and psi together (the combined loss of compute_loss).

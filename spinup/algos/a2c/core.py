@@ -12,7 +12,8 @@ import torch
 from torch import nn
 from torch.distributions import Categorical, Normal
 from spinup.utils.torch_tools import (MLP, finite_logp, sample_categorical,
-                                      sample_diag_gaussian)
+                                      sample_diag_gaussian,
+                                      conv_front, features_space, is_image_space)
 
 
 # ---- Helpers shared by the buffer and the update ----
@@ -245,3 +246,23 @@ class MLPActorCritic(nn.Module):
         if not deterministic:
             return self.step(obs)[0]
         return self.pi.mode(self.pi._distribution(obs)).numpy()
+
+
+class CNNActorCritic(MLPActorCritic):
+    """The actor-critic a2c builds for images (Atari frames, MinAtar grids): the heads
+    of :class:`MLPActorCritic`, each reading the image through its own
+    :class:`~spinup.utils.torch_tools.ConvTorso` (``torso``: its ``kind``); shapes as
+    there, ``obs_dim`` being ``(C, H, W)`` or ``(H, W, C)``. Raises as both do."""
+
+    def __init__(self, observation_space, action_space, hidden_sizes=(512,),
+                 activation=nn.ReLU, torso="auto"):
+        super().__init__(features_space(observation_space, torso), action_space,
+                         hidden_sizes, activation)
+        head = "mu_net" if hasattr(self.pi, "mu_net") else "logits_net"
+        conv_front(self.pi, head, observation_space, torso)
+        conv_front(self.v, "v_net", observation_space, torso)
+
+
+def default_actor_critic(observation_space):
+    """a2c's default model: :class:`CNNActorCritic` for images, else :class:`MLPActorCritic`."""
+    return CNNActorCritic if is_image_space(observation_space) else MLPActorCritic

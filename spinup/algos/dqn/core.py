@@ -10,6 +10,7 @@ import numpy as np
 import torch
 from torch import nn
 from spinup.utils.torch_tools import MLP  # nn.Sequential with a leaner forward
+from spinup.utils.torch_tools import conv_front, features_space, is_image_space
 
 
 def combined_shape(length, shape=None):
@@ -143,6 +144,40 @@ class MLPQFunction(nn.Module):
             numpy.ndarray: int64 action index, shape ``()`` or ``(batch,)``.
         """
         return self.forward(obs).argmax(dim=-1).numpy()
+
+
+class CNNQFunction(MLPQFunction):
+    """The Q-network DQN builds for image observations: :class:`MLPQFunction`'s heads
+    (plain or dueling) reading the image through a
+    :class:`~spinup.utils.torch_tools.ConvTorso`. With its defaults on 84x84 Atari
+    frames it is the network of Mnih et al. 2015: three convolutions, one hidden layer
+    of 512 ReLUs, a value per action. Pixel values are scaled inside the torso, so the
+    replay buffer keeps ``uint8`` frames.
+
+    Args:
+        observation_space (gymnasium.spaces.Box): images, ``(C, H, W)`` or ``(H, W, C)``,
+            ``uint8`` or ``bool``.
+        action_space (gymnasium.spaces.Discrete): ``n`` actions.
+        hidden_sizes (list of int): hidden widths after the torso.
+        activation (type): ``nn.Module`` class of the hidden activations.
+        dueling (bool): use the dueling heads.
+        torso (str): ``"auto"``, ``"nature"`` or ``"small"`` (``ConvTorso``'s ``kind``).
+
+    Raises:
+        ValueError: the action space is not ``Discrete``, or ``torso`` does not fit.
+    """
+
+    def __init__(self, observation_space, action_space, hidden_sizes=(512,),
+                 activation=nn.ReLU, dueling=False, torso="auto"):
+        super().__init__(features_space(observation_space, torso), action_space,
+                         hidden_sizes, activation, dueling)
+        conv_front(self, "trunk" if dueling else "q", observation_space, torso)
+
+
+def default_q_function(observation_space):
+    """The class DQN builds when ``actor_critic`` is left at its default:
+    :class:`CNNQFunction` for image observations, else :class:`MLPQFunction`."""
+    return CNNQFunction if is_image_space(observation_space) else MLPQFunction
 
 
 class SumTree:

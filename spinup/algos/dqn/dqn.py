@@ -97,12 +97,24 @@ class ReplayBuffer:
         gamma (float): discount of the n-step sum.
         n_step (int): largest number of rewards in a return (1: one-step DQN).
         num_envs (int): env copies whose transitions each ``store_batch`` writes.
+        obs_dtype: numpy dtype of the stored observations (``uint8`` or ``bool`` for
+            images, float32 otherwise).
+        frames (int): ``k > 1`` when each observation is a stack of the env's last ``k``
+            frames, ``(k, H, W)``, zero-padded at an episode's start (Atari's
+            ``FrameStackObservation``): a slot then keeps only the newest frame of ``s``
+            and of ``s'``, and ``get`` rebuilds the stacks from the earlier slots of the
+            same copy (:meth:`frame_stacks`): 2 frames per transition instead of ``2k``.
     """
 
-    def __init__(self, obs_dim, size, gamma=0.99, n_step=1, num_envs=1):
+    def __init__(self, obs_dim, size, gamma=0.99, n_step=1, num_envs=1,
+                 obs_dtype=np.float32, frames=1):
+        self.frames = frames
+        if frames > 1:   # the newest frame only, and how many earlier ones are the episode's
+            obs_dim = tuple(obs_dim)[1:]
+            self.depth_buf = np.zeros(size, np.int8)
         obs_shape = core.combined_shape(size, obs_dim)
-        self.obs_buf = np.zeros(obs_shape, np.float32)
-        self.obs2_buf = np.zeros(obs_shape, np.float32)
+        self.obs_buf = np.zeros(obs_shape, obs_dtype)
+        self.obs2_buf = np.zeros(obs_shape, obs_dtype)
         self.act_buf = np.zeros(size, np.int64)
         self.rew_buf = np.zeros(size, np.float32)
         self.done_buf = np.zeros(size, np.float32)
@@ -116,6 +128,9 @@ class ReplayBuffer:
 
     def store(self, obs, act, rew, next_obs, done, end):
         """Write one transition into slot ``ptr`` and advance ``ptr`` (cyclically)."""
+        if self.frames > 1:
+            return self.store_batch(*(np.asarray(x)[None] for x in
+                                      (obs, act, rew, next_obs, done, end)))
         slot = self.ptr
         if not math.isfinite(rew):  # NaN/inf reward from the env: stop at its step
             check_finite_reward(rew, self, slot, obs, act)
@@ -133,14 +148,70 @@ class ReplayBuffer:
         if not np.isfinite(rew).all():  # NaN/inf reward from the env: stop at its step
             i = int(np.flatnonzero(~np.isfinite(rew))[0])
             check_finite_reward(rew[i], self, (start + i) % self.max_size, obs[i], act[i])
+        if self.frames > 1:   # the newest frames; the earlier ones are in earlier slots
+            self.depth_buf[slots] = self._depths(obs)
+            obs, next_obs = obs[:, -1], next_obs[:, -1]
         self.obs_buf[slots], self.act_buf[slots], self.rew_buf[slots] = obs, act, rew
         self.obs2_buf[slots], self.done_buf[slots], self.end_buf[slots] = next_obs, done, end
         self.ptr = (start + n) % self.max_size
         self.size = min(self.size + n, self.max_size)
 
     def sample_batch(self, batch_size=32):
-        """``get`` of ``batch_size`` slots drawn uniformly, with replacement."""
-        return self.get(np.random.randint(0, self.size, size=batch_size))
+        """``get`` of ``batch_size`` slots drawn uniformly, with replacement (with frame
+        stacks, among the slots whose earlier frames are still stored)."""
+        idxs = np.random.randint(0, self.size, size=batch_size)
+        if self.frames > 1:
+            lost = ~self.has_frames(idxs)
+            while lost.any():   # a few of the oldest slots, right after the buffer wrapped
+                idxs[lost] = np.random.randint(0, self.size, size=int(lost.sum()))
+                lost = ~self.has_frames(idxs)
+        return self.get(idxs)
+
+    # ---- Frame stacks (frames > 1): each frame stored once per slot ----
+
+    def _depths(self, obs):
+        """For each copy's stack ``obs[c]`` (k, H, W), how many of its k - 1 earlier frames
+        belong to its episode (0 at the episode's first step): one more than at the copy's
+        previous slot, unless that transition ended an episode. Checked against the frames
+        stored there; a stack that starts over (all earlier frames zero) counts 0.
+
+        Raises:
+            ValueError: a stack does not continue the copy's previous one (the env does
+                not stack its last k frames with zero padding).
+        """
+        k, n = self.frames, len(obs)
+        prev = (self.ptr - self.num_envs + np.arange(n)) % self.max_size
+        depth = np.zeros(n, np.int8)
+        if self.size >= self.num_envs:
+            depth = np.where(self.end_buf[prev], 0, np.minimum(self.depth_buf[prev] + 1, k - 1))
+        for c in np.flatnonzero(depth):
+            if not np.array_equal(obs[c, -2], self.obs_buf[prev[c]]):
+                depth[c] = 0
+        fresh = depth == 0
+        if not (obs[fresh, :-1] == 0).all():
+            raise ValueError(f"dqn: the replay of frame stacks (frames={k}) needs each "
+                             f"observation to be the env's last {k} frames, zero-padded at "
+                             "an episode's start (FrameStackObservation(env, k, "
+                             "padding_type='zero')); this env's stacks do not continue")
+        return depth
+
+    def has_frames(self, idxs):
+        """Whether slot ``idxs``'s earlier frames are still stored: once the buffer has
+        wrapped, the oldest slots' history lies in slots that now hold the newest data."""
+        age = (idxs - self.ptr) % self.max_size if self.size == self.max_size else idxs
+        return age >= self.depth_buf[idxs].astype(np.int64) * self.num_envs
+
+    def frame_stacks(self, idxs, newest):
+        """The stacks ``(B, k, H, W)`` of slots ``idxs``: ``newest`` (B, H, W) last, before
+        it the frames of the same copy's earlier slots (``num_envs`` apart), zeros where
+        the episode had not begun."""
+        k, E = self.frames, self.num_envs
+        out = np.zeros((len(idxs), k, *newest.shape[1:]), newest.dtype)
+        out[:, -1] = newest
+        for j in range(1, k):
+            have = self.depth_buf[idxs] >= j
+            out[have, k - 1 - j] = self.obs_buf[(idxs[have] - j * E) % self.max_size]
+        return out
 
     def get(self, idxs):
         """Batch of transitions ``idxs`` with their m-step returns.   [DQN line 9]
@@ -170,8 +241,14 @@ class ReplayBuffer:
             ret += np.where(going, disc * self.rew_buf[j], 0.0)
             last = np.where(going, j, last)
             disc = np.where(going, disc * self.gamma, disc)
-        batch = dict(obs=self.obs_buf[idxs], act=self.act_buf[idxs], ret=ret,
-                     obs2=self.obs2_buf[last], done=self.done_buf[last], disc=disc)
+        if self.frames > 1:   # s'_last: the stack of s_last shifted by its newest s' frame
+            obs = self.frame_stacks(idxs, self.obs_buf[idxs])
+            before = self.frame_stacks(last, self.obs_buf[last])[:, 1:]
+            obs2 = np.concatenate([before, self.obs2_buf[last][:, None]], axis=1)
+        else:
+            obs, obs2 = self.obs_buf[idxs], self.obs2_buf[last]
+        batch = dict(obs=obs, act=self.act_buf[idxs], ret=ret,
+                     obs2=obs2, done=self.done_buf[last], disc=disc)
         check_finite_rows(batch["obs"], batch["obs2"], idxs, self)  # NaN/inf observations
         return {key: torch.as_tensor(value) for key, value in batch.items()}
 
@@ -186,8 +263,9 @@ class PrioritizedReplayBuffer(ReplayBuffer):
     ``alpha`` is the priority exponent (0: uniform), ``eps`` keeps priorities > 0.
     """
 
-    def __init__(self, obs_dim, size, gamma=0.99, n_step=1, alpha=0.6, eps=1e-6, num_envs=1):
-        super().__init__(obs_dim, size, gamma, n_step, num_envs)
+    def __init__(self, obs_dim, size, gamma=0.99, n_step=1, alpha=0.6, eps=1e-6, num_envs=1,
+                 obs_dtype=np.float32, frames=1):
+        super().__init__(obs_dim, size, gamma, n_step, num_envs, obs_dtype, frames)
         self.tree = core.SumTree(size)
         self.alpha = alpha
         self.eps = eps
@@ -203,6 +281,11 @@ class PrioritizedReplayBuffer(ReplayBuffer):
         """[DQN line 6] ``store`` for a batch of transitions, one per env copy."""
         self.tree.update((self.ptr + np.arange(len(args[2]))) % self.max_size, self.max_priority)
         super().store_batch(*args)
+        if self.frames > 1 and self.size == self.max_size:   # never draw a slot whose
+            oldest = (self.ptr + np.arange((self.frames - 1) * self.num_envs)) % self.max_size
+            lost = oldest[~self.has_frames(oldest)]                # frames were overwritten
+            if len(lost):
+                self.tree.update(lost, 0.0)
 
     def sample_batch(self, batch_size=32, beta=0.4):
         """[DQN line 8] Stratified draw: one uniform point in each of ``batch_size``
@@ -389,17 +472,22 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
     # [DQN line 1] [DQN line 2] Q-network, its target copy, an empty buffer
     if dueling:
         ac_kwargs = dict(ac_kwargs, dueling=True)
+    if actor_critic is core.MLPQFunction:   # pixels get a CNN torso (DESIGN 21)
+        actor_critic = core.default_q_function(env.observation_space)
     q_net = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
     actor = run.place(q_net)  # q_net trains on `device`; actor is q_net, or its CPU copy
     q_targ = deepcopy(q_net)
     q_targ.requires_grad_(False)
     logger.log("\nNumber of parameters: \t q: %d\n" % core.count_vars(q_net))
-    obs_shape = env.observation_space.shape
+    obs_shape, space = env.observation_space.shape, env.observation_space
+    # images keep their uint8/bool cells; stacked Atari frames are stored once each
+    stored = dict(obs_dtype=space.dtype if core.is_image_space(space) else np.float32,
+                  frames=run.frame_stack)
     if prioritized_replay:
         replay = PrioritizedReplayBuffer(obs_shape, replay_size, gamma, n_step,
-                                         per_alpha, per_eps, num_envs)
+                                         per_alpha, per_eps, num_envs, **stored)
     else:
-        replay = ReplayBuffer(obs_shape, replay_size, gamma, n_step, num_envs)
+        replay = ReplayBuffer(obs_shape, replay_size, gamma, n_step, num_envs, **stored)
     replay.source = run.label
 
     optimizer = adam(q_net.parameters(), lr=lr)

@@ -83,13 +83,15 @@ class VPGBuffer:
         gamma (float): discount factor.
         lam (float): GAE lambda.
         num_envs (int): copies stepped together (columns).
+        obs_dtype: the stored observations' dtype (images: their own uint8 or bool).
     """
 
-    def __init__(self, obs_dim, act_dim, size, gamma=0.99, lam=0.95, num_envs=1):
-        def zeros(item_shape=None):   # (size, num_envs, *item_shape)
-            return np.zeros((size,) + core.combined_shape(num_envs, item_shape), dtype=np.float32)
+    def __init__(self, obs_dim, act_dim, size, gamma=0.99, lam=0.95, num_envs=1,
+                 obs_dtype=np.float32):
+        def zeros(item_shape=None, dtype=np.float32):   # (size, num_envs, *item_shape)
+            return np.zeros((size,) + core.combined_shape(num_envs, item_shape), dtype=dtype)
 
-        self.obs_buf, self.act_buf = zeros(obs_dim), zeros(act_dim)
+        self.obs_buf, self.act_buf = zeros(obs_dim, obs_dtype), zeros(act_dim)
         self.rew_buf, self.val_buf, self.logp_buf = zeros(), zeros(), zeros()
         self.adv_buf, self.ret_buf = zeros(), zeros()
         # where a piece of trajectory ends: after which row, with which V(s_T), terminal?
@@ -274,6 +276,8 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         np.random.seed(seed)
 
         # [VPG line 1] theta_0 and phi_0, the same on every MPI process.
+        if actor_critic is core.MLPActorCritic:   # pixels get a CNN torso (DESIGN 21)
+            actor_critic = core.default_actor_critic(env.observation_space)
         ac = actor_critic(env.observation_space, env.action_space, **ac_kwargs)
         sync_params(ac)
         actor = run.place(ac)  # ac trains on `device`; actor is ac, or its CPU copy
@@ -281,8 +285,10 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                    f"v {core.count_vars(ac.v)}\n")
 
         local_steps = steps_per_epoch // num_procs() // num_envs  # per copy
+        space = env.observation_space   # images are stored as they come
+        obs_dtype = space.dtype if core.is_image_space(space) else np.float32
         buf = VPGBuffer(env.observation_space.shape, env.action_space.shape,
-                        local_steps, gamma, lam, num_envs)
+                        local_steps, gamma, lam, num_envs, obs_dtype)
         buf.source = run.label
         pi_optimizer = torch.optim.Adam(ac.pi.parameters(), lr=pi_lr)
         vf_optimizer = torch.optim.Adam(ac.v.parameters(), lr=vf_lr)
