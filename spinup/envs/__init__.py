@@ -17,7 +17,7 @@ from spinup.envs.base import TensorVectorEnv
 from spinup.envs.cartpole import CartPole
 from spinup.envs.mountain_car import MountainCar, MountainCarContinuous
 from spinup.envs.pendulum import Pendulum
-from spinup.envs.pixels import atari  # Atari's env_fn (ale-py, an extra)
+from spinup.envs.pixels import atari, atari_vector  # Atari's env_fns (ale-py: an extra)
 
 _CC = "gymnasium.envs.classic_control"
 #: id -> (our batched class, gymnasium's single-environment class, time limit in steps)
@@ -56,5 +56,5 @@ for _id, (_cls, _single, _steps) in _WARP_TASKS.items():
                            vector_entry_point=f"spinup.envs.mujoco_warp:{_cls}",
                            max_episode_steps=_steps)
 
-__all__ = ["TASK_IDS", "WARP_TASK_IDS", "Acrobot", "atari", "CartPole", "MountainCar", "MountainCarContinuous",
+__all__ = ["TASK_IDS", "WARP_TASK_IDS", "Acrobot", "atari", "atari_vector", "CartPole", "MountainCar", "MountainCarContinuous",
            "Pendulum", "TensorVectorEnv"]

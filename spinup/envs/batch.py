@@ -140,6 +140,8 @@ class BatchedTask:
         """One copy as a plain gymnasium env (the registered id's ``entry_point``), for a
         test env and ``test_policy``. Without one: None, or with ``algo`` (an algorithm that
         needs test episodes) a ValueError saying how to give one."""
+        if getattr(self.task, "evaluation_env", None) is not None:   # e.g. Atari's
+            return self.task.evaluation_env()
         if self.spec is not None and self.spec.entry_point:
             return gym.make(self.spec.id)
         if algo is None:

@@ -201,13 +201,100 @@ def atari(env_id, **kwargs):
     return env_fn
 
 
+class AtariGames(gym.vector.VectorWrapper):
+    """ale-py's C++ ``AtariVectorEnv`` (whole games, rewards unclipped, same-step restarts)
+    made to train as :func:`make_atari`'s envs do.
+
+    ale-py's own ``episodic_life`` restarts the whole game at each lost life; here a lost
+    life ends the agent's episode (``terminated``, with ``final_obs`` the frame it goes on
+    from) while the game goes on, rewards become their sign, and each finished game's
+    score and length are kept as :class:`GameScore` keeps them. Stacks that go on after a
+    lost life are not zero-padded, so DQN's replay keeps whole stacks on this path.
+
+    Args:
+        env (ale_py.vector_env.AtariVectorEnv): made with ``autoreset_mode="SameStep"``,
+            ``episodic_life=False`` and ``reward_clipping=False``.
+        training (bool): lost lives end episodes and rewards are clipped.
+        evaluation_env (callable or None): makes one unclipped, whole-game env for test
+            episodes and ``test_policy`` (:meth:`spinup.envs.batch.BatchedTask.single_env`).
+    """
+
+    def __init__(self, env, training=True, evaluation_env=None):
+        super().__init__(env)
+        self.training, self.evaluation_env = training, evaluation_env
+        n = env.num_envs
+        self.score, self.length = np.zeros(n), np.zeros(n, dtype=int)
+        self.lives, self.finished = np.zeros(n, dtype=int), []
+
+    def reset(self, *, seed=None, options=None):
+        obs, info = self.env.reset(seed=seed, options=options)
+        mask = (options or {}).get("reset_mask")
+        fresh = slice(None) if mask is None else np.asarray(mask)
+        self.score[fresh], self.length[fresh] = 0.0, 0
+        self.lives[fresh] = info["lives"][fresh]
+        return obs, info
+
+    def step(self, actions):
+        obs, rew, terminated, truncated, info = self.env.step(actions)
+        over = terminated | truncated
+        self.score, self.length = self.score + rew, self.length + 1
+        self.finished += [(float(self.score[i]), int(self.length[i]))
+                          for i in np.flatnonzero(over)]
+        self.score[over], self.length[over] = 0.0, 0
+        lives, lost = info["lives"], np.zeros_like(over)
+        if self.training:
+            lost = (lives < self.lives) & (lives > 0) & ~over
+            rew = np.sign(rew).astype(np.float32)
+        self.lives = np.array(lives)
+        if lost.any():   # the episode ends, the game goes on from obs
+            terminated = terminated | lost
+            final = np.array(info.get("final_obs", obs))
+            final[lost] = obs[lost]
+            info = dict(info, final_obs=final)
+        return obs, rew, terminated, truncated, info
+
+
+def _ale_name(env_id):
+    """ale-py's ROM name of an ALE id: ``"ALE/SpaceInvaders-v5"`` -> ``"space_invaders"``."""
+    game = str(env_id).split("/", 1)[-1].rsplit("-v", 1)[0]
+    return "".join("_" + c.lower() if c.isupper() and i else c.lower()
+                   for i, c in enumerate(game))
+
+
+def atari_vector(env_id, num_envs, training=True, num_threads=0, **kwargs):
+    """The ``env_fn`` of an Atari run stepped by ale-py's C++ vector env: ``num_envs`` games
+    with the preprocessing of :func:`make_atari` (no-op starts, frame skip 4 with max
+    pooling, grey 84x84, 4 zero-padded frames, sticky actions 0.25, FIRE at a reset) done
+    in C++ threads (``num_threads``: 0 lets ale-py choose), seen through
+    :class:`AtariGames`. ``kwargs`` go to ``AtariVectorEnv``.
+
+    Raises:
+        ImportError: ale-py is missing (one line naming the extra), when called.
+    """
+    def evaluation_env():
+        return make_atari(env_id, training=False)
+
+    def env_fn():
+        vector_env = _need("ale_py.vector_env")
+        settings = dict(repeat_action_probability=0.25, noop_max=30, stack_num=4,
+                        frameskip=4, use_fire_reset=True)
+        settings.update(kwargs)
+        vec = vector_env.AtariVectorEnv(_ale_name(env_id), num_envs, num_threads=num_threads,
+                                        autoreset_mode="SameStep", episodic_life=False,
+                                        reward_clipping=False, **settings)
+        return AtariGames(vec, training, evaluation_env)
+    env_fn.evaluation_env = evaluation_env
+    env_fn.__qualname__ = f"spinup.envs.atari_vector({env_id!r}, {num_envs})"
+    return env_fn
+
+
 # ---- What the run reads from them ----
 
 def _layers(env):
-    """``env`` and the envs it wraps, outermost first."""
+    """``env`` and the envs it wraps, outermost first (through a batched task's ``task``)."""
     while env is not None:
         yield env
-        env = getattr(env, "env", None)
+        env = getattr(env, "env", getattr(env, "task", None))
 
 
 def frame_stack(env):
@@ -222,13 +309,19 @@ def frame_stack(env):
     return 1
 
 
+def _copies(envs):
+    """The envs of a run's ``envs``: a list, an ``EnvList`` or one (batched) env."""
+    return envs.envs if hasattr(envs, "envs") else envs if isinstance(envs, list) else [envs]
+
+
 def finished_games(envs):
-    """Take the ``(score, length)`` of the games finished in ``envs`` (gymnasium envs) since
-    the last call: an empty list for envs without :class:`GameScore`."""
+    """Take the ``(score, length)`` of the games finished in ``envs`` (a list of envs, an
+    ``EnvList`` or a ``BatchedTask``) since the last call: an empty list for envs without
+    :class:`GameScore` or :class:`AtariGames`."""
     games = []
-    for env in envs:
+    for env in _copies(envs):
         for layer in _layers(env):
-            if isinstance(layer, GameScore):
+            if isinstance(layer, (GameScore, AtariGames)):
                 games += layer.finished
                 layer.finished = []
     return games
@@ -241,6 +334,8 @@ def check_replay_memory(algo, config, env, frames, envs):
     check(algo, config, env.observation_space, frames, close=envs.close)
 
 
-def keeps_score(env):
-    """Whether ``env`` has a :class:`GameScore` layer (its run logs ``GameScore``)."""
-    return any(isinstance(layer, GameScore) for layer in _layers(env))
+def keeps_score(envs):
+    """Whether ``envs`` (as :func:`finished_games` takes them) keep game scores: the run
+    then logs ``GameScore``."""
+    return any(isinstance(layer, (GameScore, AtariGames))
+               for env in _copies(envs) for layer in _layers(env))

@@ -135,8 +135,8 @@ class Run:
         envs = (self.envs if isinstance(self.envs, BatchedTask) else self.envs.envs
                 if "num_envs" in self.config else self.env)
         self.logger = logger
-        if isinstance(self.envs, EnvList) and pixels.keeps_score(self.env):   # Atari:
-            logger.game_scores = lambda: [s for s, _ in pixels.finished_games(self.envs.envs)]
+        if pixels.keeps_score(self.envs):   # Atari: the game's own score beside EpRet
+            logger.game_scores = lambda: [s for s, _ in pixels.finished_games(self.envs)]
         self.ckpt = Checkpoint(self.name, logger, env=envs if env else None, placed=self.placed,
                                nets=nets, replay=replay, test_env=test_env or self.test_env)
         logger_kwargs = self.config.get("logger_kwargs") or {}

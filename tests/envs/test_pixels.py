@@ -333,3 +333,47 @@ def test_ppo_learns_minatar_breakout(tmp_path, one_thread):
     table = pd.read_table(tmp_path / "progress.txt")
     assert table["AverageEpRet"].iloc[0] < 1.0
     assert table["AverageEpRet"].iloc[-2:].mean() >= 1.5
+
+
+# ---- ale-py's vector env ----
+
+def test_ale_vector_env_trains_with_lives_and_keeps_whole_games():
+    """AtariGames over ale-py's C++ vector env: a lost life ends the episode but not the
+    game (lives keep falling), rewards are clipped, and the game's unclipped score is kept
+    (the same game without training's changes sums to it)."""
+    env = pixels.atari_vector("ALE/SpaceInvaders-v5", 2)()
+    plain = pixels.atari_vector("ALE/SpaceInvaders-v5", 2, training=False)()
+    assert env.single_observation_space.shape == (4, 84, 84)
+    for e in (env, plain):
+        e.reset(seed=0)
+    rng = np.random.default_rng(0)
+    lives_at_ends, raw = [], np.zeros(2)
+    for _ in range(4000):
+        actions = rng.integers(6, size=2)
+        _, r, terminated, truncated, info = env.step(actions)
+        _, r_plain, *_ = plain.step(actions)
+        assert set(np.unique(r)) <= {-1.0, 0.0, 1.0}
+        raw += r_plain
+        if terminated[0] and not plain.finished:
+            lives_at_ends.append(int(info["lives"][0]))
+        if plain.finished:
+            break
+    # copy 0's episodes ended with lives left, one fewer each time: the game went on
+    assert len(lives_at_ends) >= 2 and lives_at_ends[0] > 0
+    assert all(b == a - 1 for a, b in zip(lives_at_ends, lives_at_ends[1:]))
+    (score, length), = plain.finished
+    assert score > 1 and score in raw and length > 100   # unclipped: the game's own sum
+    env.close(), plain.close()
+
+
+def test_ppo_and_dqn_on_the_ale_vector_env(tmp_path):
+    from spinup import dqn, ppo
+    ppo(pixels.atari_vector("ALE/Breakout-v5", 2), num_envs=2, steps_per_epoch=64, epochs=1,
+        train_pi_iters=1, train_v_iters=1, logger_kwargs=dict(output_dir=str(tmp_path / "p")))
+    dqn(pixels.atari_vector("ALE/Breakout-v5", 2), num_envs=2, steps_per_epoch=64, epochs=1,
+        start_steps=16, update_after=16, batch_size=4, replay_size=200, num_test_episodes=1,
+        max_ep_len=50, logger_kwargs=dict(output_dir=str(tmp_path / "d")))
+    for run in ("p", "d"):
+        assert "AverageGameScore" in open(tmp_path / run / "progress.txt").readline()
+    config = json.load(open(tmp_path / "d" / "config.json"))
+    assert "atari_vector('ALE/Breakout-v5', 2)" in config["env_fn"]
