@@ -303,8 +303,9 @@ def test_atari_from_the_cli_logs_the_game_score_and_replays_the_policy(tmp_path,
     kinds = [type(layer).__name__ for layer in pixels._layers(env)]
     assert "ClipReward" not in kinds and env.observation_space.shape == (4, 84, 84)
     env.close()
-    shown = cli("test_policy", out, "--episodes", 1, "--norender", "--len", 50)
+    shown = cli("test_policy", out, "--episodes", 1, "--len", 50, "--video", tmp_path / "v")
     assert "EpRet" in shown.stdout
+    assert [f.suffix for f in (tmp_path / "v").iterdir()] == [".mp4"]
 
 
 def test_atari_ppo_from_the_cli(tmp_path, cli):
@@ -323,12 +324,13 @@ def test_missing_ale_is_named_with_its_extra(monkeypatch):
 
 
 def test_ppo_learns_minatar_breakout(tmp_path, one_thread):
-    """A short fixed-seed run: 24,576 steps of PPO on MinAtar Breakout lift the mean
-    return of the last two epochs from a random policy's ~0.4 to at least 1.5."""
+    """A short fixed-seed run of the ppo_minatar preset: 24,576 steps of PPO on MinAtar
+    Breakout lift the mean return of the last two epochs from a random policy's ~0.4 to
+    at least 1.5."""
     from spinup import ppo
-    ppo(_minatar(), steps_per_epoch=2048, epochs=12, num_envs=8, train_pi_iters=16,
-        train_v_iters=16, pi_lr=1e-3, vf_lr=1e-3, lam=0.95, max_ep_len=100_000, seed=0,
-        logger_kwargs=dict(output_dir=str(tmp_path), exp_name="learn"))
+    from spinup.presets import load_config
+    settings = dict(load_config("ppo_minatar", "ppo", flat=False), epochs=12, seed=0)
+    ppo(_minatar(), **settings, logger_kwargs=dict(output_dir=str(tmp_path), exp_name="learn"))
     import pandas as pd
     table = pd.read_table(tmp_path / "progress.txt")
     assert table["AverageEpRet"].iloc[0] < 1.0
