@@ -38,7 +38,7 @@ from conftest import load_benchmark
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "benchmarks"
 #: scripts with test files of their own
-OWN_TESTS = {"mujoco", "device_speed", "warp_speed"}
+OWN_TESTS = {"mujoco", "device_speed", "warp_speed", "pixels"}
 SCRIPTS = sorted(p.stem for p in BENCH.glob("*.py")
                  if not p.stem.startswith("_") and p.stem not in OWN_TESTS)
 ENV = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", MPLBACKEND="Agg",
