@@ -259,15 +259,16 @@ def test_collect_copies_three_files_keeps_partial_runs_and_cuts_machine_paths(
 
 def test_run_starts_the_cli_command_and_skips_a_finished_run(px, tmp_path, capsys):
     data = tmp_path / "data"
-    write_run(data / "ppo_minatar-freeway" / "ppo_minatar-freeway_s0", [1.0] * 489, spe=2048)
+    # seed 9: no committed run of that seed is in the way
+    write_run(data / "ppo_minatar-freeway" / "ppo_minatar-freeway_s9", [1.0] * 489, spe=2048)
     assert px.main(["run", "--suite", "minatar", "--algos", "ppo", "--games", "breakout",
-                    "FREEWAY", "--seeds", "0", "--steps", "1000000", "--data_dir", str(data),
+                    "FREEWAY", "--seeds", "9", "--steps", "1000000", "--data_dir", str(data),
                     "--dry-run"]) == 0
     said = capsys.readouterr().out
-    assert (f"ppo_minatar-breakout s0: would run: python -m spinup.run ppo --config "
-            f"ppo_minatar --env MinAtar/Breakout-v1 --epochs 489 --seed 0 --data_dir {data} "
+    assert (f"ppo_minatar-breakout s9: would run: python -m spinup.run ppo --config "
+            f"ppo_minatar --env MinAtar/Breakout-v1 --epochs 489 --seed 9 --data_dir {data} "
             "--exp_name ppo_minatar-breakout\n") in said
-    assert "ppo_minatar-freeway s0: skipped, finished (489 epochs)" in said
+    assert "ppo_minatar-freeway s9: skipped, finished (489 epochs)" in said
     assert px.main(["run", "--suite", "atari", "--games", "BeamRider", "--seeds", "2",
                     "--data_dir", str(data), "--dry-run"]) == 0
     said = capsys.readouterr().out
