@@ -114,8 +114,8 @@ class FireReset(gym.Wrapper):
         self.env.reset(**kwargs)
         for action in (1, 2):
             obs, _, terminated, truncated, info = self.env.step(action)
-            if terminated or truncated:
-                self.env.reset(**kwargs)
+            if terminated or truncated:   # rare: start over, without pressing again
+                return self.env.reset(**kwargs)
         return obs, info
 
 
