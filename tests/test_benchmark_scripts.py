@@ -115,6 +115,8 @@ REFUSALS = [
     ("ab_versions", [], "give a revision or --set"),
     ("support_lines", ["no_such_file.py"], "no_such_file.py"),
     ("acting_speed", ["--steps", "0"], "--steps: 0"),
+    ("atari_speed", ["--sizes", "0"], "--sizes: 0"),
+    ("atari_speed", ["--games", "Pongg"], "invalid choice: 'Pongg'"),
     ("acting_speed", ["--ref", "."], "not a checkout"),
     ("a3c_speed", ["--env", "NoSuchEnv-v0"], "NoSuchEnv-v0"),
     ("a2c_a3c_plot", ["no_such_dir"], "no_such_dir: no such directory"),
@@ -238,6 +240,9 @@ TRYOUTS = {
         [tmp / "a3c" / "w1" / "updates.txt"]),
     "acting_speed": lambda tmp, clone: (
         [["--algos", "dqn", "ppo8", "--steps", "64", "--repeats", "1", "--no-epoch"]], []),
+    "atari_speed": lambda tmp, clone: (
+        [["--games", "Pong", "--sizes", "2", "--agent_steps", "40", "--repeats", "1",
+          "--out", tmp / "atari_speed.json"]], [tmp / "atari_speed.json"]),
     "dqn_ablation": _dqn_ablation,
     "dqn_speed": lambda tmp, clone: ([["--steps", "1100", "--repeats", "1"]], []),
     "offpolicy_speed": lambda tmp, clone: ([["--steps", "1001"]], []),

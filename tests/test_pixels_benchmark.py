@@ -383,6 +383,29 @@ def test_published_numbers_are_well_formed(px):
     assert found[("issue 57 target", "ppo", "atari", "Pong")] == (18, 10_000_000)
 
 
+def test_the_atari_speed_table_and_sentences_are_those_of_the_committed_record():
+    speed = load_benchmark("atari_speed")
+    record = json.loads((PAGE / "atari_speed.json").read_text())
+    assert (PAGE / "atari_speed.inc").read_text() == speed.table(record)
+    for row in record["rows"]:
+        assert math.isclose(row["median"], sorted(row["raw"])[len(row["raw"]) // 2], rel_tol=1e-3)
+    ratio = {(r["game"], r["num_envs"]): r["median"] for r in record["rows"]
+             if r["path"] == "ale_vector"}
+    for r in record["rows"]:
+        if r["path"] == "gymnasium":
+            ratio[(r["game"], r["num_envs"])] /= r["median"]
+    one = sorted(v for (g, n), v in ratio.items() if n == 1)
+    eight = [v for (g, n), v in ratio.items() if n == 8]
+    page = " ".join((ROOT / "docs" / "benchmarks" / "pixels.rst").read_text(
+        encoding="utf-8").split())
+    user = " ".join((ROOT / "docs" / "user" / "pixels.rst").read_text(
+        encoding="utf-8").split())
+    assert ".. include:: pixels/atari_speed.inc" in page
+    assert f"differ little ({one[0]:.1f} to {one[-1]:.1f} times)" in page
+    for text in (page, user):
+        assert all(f"{v:.1f}" == "2.4" for v in eight) and "about 2.4 times" in text
+
+
 def test_the_page_states_the_presets_lengths_and_includes_the_table(px):
     page = " ".join((ROOT / "docs" / "benchmarks" / "pixels.rst").read_text(
         encoding="utf-8").split())
