@@ -505,7 +505,7 @@ TRPO = dict(BASIC_RULES, steps_per_epoch=steps_over_procs("num_envs"), gamma=uni
 PPO = dict(BASIC_RULES, steps_per_epoch=steps_over_procs("num_envs"), gamma=unit_interval,
            clip_ratio=in_range(0, 1, low_open=True, high_open=True), pi_lr=positive,
            vf_lr=positive, train_v_iters=positive_int, lam=in_range(0, 1, low_open=True),
-           target_kl=positive)
+           target_kl=positive, ent_coef=nonneg, clip_vloss=boolean)
 
 DDPG = dict(OFF_POLICY, gamma=unit_interval, polyak=unit_interval, pi_lr=positive,
             q_lr=positive, act_noise=nonneg,

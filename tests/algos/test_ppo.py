@@ -159,6 +159,40 @@ def test_ppo_logs_kl_clipfrac_and_deltas_after_the_update(tmp_path, monkeypatch)
     assert row["StopIter"] == 1  # no early stop: all train_pi_iters (= 1) steps taken
 
 
+def test_ppo_entropy_bonus_and_clipped_value_loss_are_the_losses_it_logs(tmp_path, monkeypatch):
+    # With ent_coef and clip_vloss, the logged losses before and after the update must be
+    # the objective with the entropy bonus (entropy from torch.distributions) and the
+    # value loss clipped around the values stored while acting, recomputed here. The
+    # value steps are large and the clip small, so that the clipped loss differs from
+    # the plain one after the update.
+    batches = _spy_on_batches(monkeypatch, PPOBuffer)
+    clip_ratio, ent_coef = 0.05, 0.3
+    ac = ppo(lambda: gym.make("CartPole-v1"), steps_per_epoch=200, epochs=1, seed=3,
+             train_pi_iters=2, train_v_iters=4, pi_lr=0.02, vf_lr=0.05, target_kl=100.0,
+             clip_ratio=clip_ratio, ac_kwargs=dict(hidden_sizes=[16]), ent_coef=ent_coef,
+             clip_vloss=True, logger_kwargs=dict(output_dir=str(tmp_path)))
+    row = read_progress(tmp_path).iloc[0]
+    data = batches[0]
+    with torch.no_grad():
+        logits = ac.pi.logits_net(data["obs"])
+        dist = torch.distributions.Categorical(logits=logits)
+        ratio = torch.exp(dist.log_prob(data["act"]) - data["logp"])
+        clipped = torch.clamp(ratio, 1 - clip_ratio, 1 + clip_ratio)
+        surrogate = torch.min(ratio * data["adv"], clipped * data["adv"]).mean()
+        loss_pi = -(surrogate + ent_coef * dist.entropy().mean()).item()
+        v, old, ret = ac.v(data["obs"]), data["val"], data["ret"]
+        plain = (v - ret) ** 2
+        moved = old + torch.clamp(v - old, -clip_ratio, clip_ratio)
+        loss_v = torch.max(plain, (moved - ret) ** 2).mean().item()
+    assert loss_v > plain.mean().item() * 1.01          # the clip is at work
+    assert row["LossPi"] + row["DeltaLossPi"] == pytest.approx(loss_pi, rel=1e-5, abs=1e-6)
+    assert row["LossV"] + row["DeltaLossV"] == pytest.approx(loss_v, rel=1e-5)
+    # before the update the policy is the one that acted: ratio 1, surrogate mean(adv)
+    assert row["LossPi"] == pytest.approx(
+        -(data["adv"].mean().item() + ent_coef * row["Entropy"]), abs=1e-5)
+    assert 0.5 < row["Entropy"] <= np.log(2)   # two actions, a fresh policy near uniform
+
+
 def test_ppo_early_stopping_logs_the_kl_that_stopped_it(tmp_path):
     # With a tiny target_kl the loop stops after one step; no step follows the KL
     # check that fired, so the logged (post-update) KL is above 1.5 * target_kl.
@@ -185,6 +219,8 @@ def test_ppo_early_stopping_logs_the_kl_that_stopped_it(tmp_path):
     (dict(target_kl="0.01"), TypeError, "target_kl='0.01' is not allowed: a finite number"),
     (dict(max_ep_len=0), ValueError, "max_ep_len"),
     (dict(save_freq=0), ValueError, "save_freq"),
+    (dict(ent_coef=-0.01), ValueError, "ent_coef >= 0"),
+    (dict(clip_vloss="yes"), TypeError, "clip_vloss"),
 ])
 def test_bad_arguments_fail_before_anything_is_written(tmp_path, kwargs, error, match):
     out = tmp_path / "out"

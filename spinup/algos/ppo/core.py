@@ -72,29 +72,6 @@ def count_vars(module):
     return sum(param.numel() for param in module.parameters())
 
 
-def discount_cumsum(x, discount):
-    """Discounted sums of ``x`` from every index to the end.
-
-    ``y[t] = x[t] + discount * x[t+1] + discount**2 * x[t+2] + ...``, computed by the
-    backward recursion ``y[t] = x[t] + discount * y[t+1]`` with ``y[T] = 0``: one pass
-    from the last step to the first, in float64 whatever the input's type.
-
-    Args:
-        x (np.ndarray): shape ``(T,)`` (or ``(T, ...)``, summed along axis 0).
-        discount (float): ``gamma`` for rewards-to-go, ``gamma * lam`` for GAE.
-
-    Returns:
-        np.ndarray: float64, same shape as ``x``.
-    """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.empty_like(x)
-    running, discount = 0.0, float(discount)
-    for t in range(len(x) - 1, -1, -1):
-        running = x[t] + discount * running
-        y[t] = running
-    return y
-
-
 # ---- Policies ----
 
 class Actor(nn.Module):

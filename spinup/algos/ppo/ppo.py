@@ -42,11 +42,12 @@ checks that they agree):
               averaged over processes
    8.         if KL_i > 1.5 · target_kl: leave the loop (StopIter = i)
    9.         one Adam step (pi_lr, averaged gradients) on the whole batch, minimising
-              −(1/|D_k|) Σ_t min(ρ_t Â_t, clip(ρ_t, 1 − ε, 1 + ε) Â_t),
-              ρ_t = π_θ(a_t|s_t) / π_θk(a_t|s_t); the last iterate is θ_k+1
+              −(1/|D_k|) Σ_t [min(ρ_t Â_t, clip(ρ_t, 1 − ε, 1 + ε) Â_t) + c_H H(π_θ(·|s_t))],
+              ρ_t = π_θ(a_t|s_t) / π_θk(a_t|s_t), c_H = ent_coef; the last iterate is θ_k+1
   10.     end for
   11.     repeat train_v_iters times: one Adam step (vf_lr, averaged gradients) on
-          (1/|D_k|) Σ_t (V_φ(s_t) − R̂_t)²; the result is φ_k+1
+          (1/|D_k|) Σ_t (V_φ(s_t) − R̂_t)², with clip_vloss each term the larger of that and
+          (V_φk(s_t) + clip(V_φ(s_t) − V_φk(s_t), −ε, ε) − R̂_t)²; the result is φ_k+1
   12.     save the model, then log one row of progress.txt
   13. end for
 
@@ -147,7 +148,7 @@ class PPOBuffer:
         self.adv_buf[rows, env], self.ret_buf[rows, env] = adv[:, 0], ret[:, 0]
 
     def get(self):
-        """Return the epoch as float32 tensors ``obs, act, ret, adv, logp`` and reset.
+        """Return the epoch as float32 tensors ``obs, act, ret, adv, logp, val`` and reset.
 
         Rows (time) and columns (copies) are flattened into one batch of ``size *
         num_envs`` samples; the order does not matter to the losses, which average over
@@ -168,7 +169,7 @@ class PPOBuffer:
         # in docs/benchmarks bit for bit.)
         self.adv_buf = (self.adv_buf - mean) / (std + 1e-8)
         batch = dict(obs=self.obs_buf, act=self.act_buf, ret=self.ret_buf,
-                     adv=self.adv_buf, logp=self.logp_buf)
+                     adv=self.adv_buf, logp=self.logp_buf, val=self.val_buf)
         self.ptr, self.path_start_idx[:], self.piece_end[:] = 0, 0, False
         samples = self.max_size * len(self.path_start_idx)
         return {key: torch.as_tensor(arr.reshape(samples, *arr.shape[2:]), dtype=torch.float32)
@@ -180,7 +181,8 @@ class PPOBuffer:
 def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=50, gamma=0.99, clip_ratio=0.2, pi_lr=3e-4,
         vf_lr=1e-3, train_pi_iters=80, train_v_iters=80, lam=0.97, max_ep_len=1000,
-        target_kl=0.01, logger_kwargs=dict(), save_freq=10, num_envs=1, device="cpu"):
+        target_kl=0.01, logger_kwargs=dict(), save_freq=10, num_envs=1, device="cpu",
+        ent_coef=0.0, clip_vloss=False):
     """Train a policy with PPO-Clip (GAE-lambda advantages, early stopping on KL).
 
     Args:
@@ -233,6 +235,11 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             ``'auto'`` (the CPU for this algorithm: a GPU gained it little); the epoch's
             data is copied there for the update and acting stays on the CPU
             (docs/user/gpu.rst).
+        ent_coef (float): c_H >= 0 of [PPO line 9], the weight of the policy's mean
+            entropy added to the objective (an exploration bonus; Atari PPO uses 0.01).
+        clip_vloss (bool): clip the value loss of [PPO line 11] as the PPO paper's code
+            did, so one epoch moves no V(s_t) much beyond ``clip_ratio`` from V_φk(s_t).
+            ``ent_coef`` and ``clip_vloss`` are additions of this project.
 
     The actor-critic must provide (``obs_dim`` and ``act_dim`` are the sizes of
     the observation and the action; a ``Discrete`` action has no ``act_dim`` axis):
@@ -322,6 +329,8 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             ratio = torch.exp(logp - data["logp"])  # r_t(theta)
             clipped = torch.clamp(ratio, 1 - clip_ratio, 1 + clip_ratio)
             objective = torch.min(ratio * adv, clipped * adv).mean()
+            if ent_coef:   # c_H H(pi), the entropy bonus
+                objective = objective + ent_coef * pi.entropy().mean()
             kl = (data["logp"] - logp).mean()
             return -objective, kl, pi, ratio
 
@@ -337,9 +346,14 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                         cf=outside.float().mean().item())
 
         def compute_loss_v(data):
-            """Mean squared error of V_phi against the rewards-to-go ([PPO line 11])."""
-            error = ac.v(data["obs"]) - data["ret"]
-            return (error ** 2).mean()
+            """Mean squared error of V_phi against the rewards-to-go ([PPO line 11]),
+            each term the larger of it and the clipped one with ``clip_vloss``."""
+            v, ret = ac.v(data["obs"]), data["ret"]
+            loss = (v - ret) ** 2
+            if clip_vloss:
+                old = data["val"]
+                loss = torch.max(loss, (old + (v - old).clamp(-clip_ratio, clip_ratio) - ret) ** 2)
+            return loss.mean()
 
         # ---- Update ----
         def gradient_step(optimizer, loss, module):
