@@ -27,8 +27,9 @@ that stopped early, is collected too, and said to be partial (rows of its planne
 
 ``report`` reads the collected runs (``--runs``; default the committed ones) and the
 published numbers (``docs/benchmarks/pixels/published.tsv``) and writes ``table.inc`` (the
-table of docs/benchmarks/pixels.rst) and ``claims.json`` (the same numbers unrounded) to
-``--out``, or with ``--publish`` to ``docs/benchmarks/pixels/``. Nothing under ``docs/``
+table of docs/benchmarks/pixels.rst), ``claims.json`` (the same numbers unrounded), one
+figure of learning curves per game (``curves_<suite>_<game>.png``) and ``figures.inc``
+(the page's list of them) to ``--out``, or with ``--publish`` to ``docs/benchmarks/pixels/``. Nothing under ``docs/``
 changes without ``--publish``.
 
 The final score of a seed is the mean of its last 10% of rows (at least one) of
@@ -413,7 +414,54 @@ def report(runs_dir, out_dir, published_path=PUBLISHED):
     with open(osp.join(out_dir, "claims.json"), "w") as f:
         json.dump(claims, f, indent=1, sort_keys=True, allow_nan=False)
         f.write("\n")
+    figures(runs_dir, cells, published, out_dir)
     return claims
+
+
+def figures(runs_dir, cells, published, out_dir):
+    """One figure per game with runs, ``curves_<suite>_<game>.png``: every seed's curve of
+    the score column against env steps (thin; a moving mean over 1% of its rows, at least
+    one, drawn thick), one colour per algorithm, and each published number for the game as
+    a dashed level ending at its step count. ``figures.inc`` includes them in the page."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
+    lines = []
+    for suite, game in sorted({(s, g) for _, s, g in cells}, key=lambda k: (
+            SUITES.index(k[0]), GAMES[k[0]].index(k[1]))):
+        fig, ax = plt.subplots(figsize=(7.0, 4.4))
+        for colour, algo in enumerate(ALGOS):
+            for seed in sorted(cells.get((algo, suite, game), {})):
+                table = read_table(osp.join(runs_dir, exp_name(algo, suite, game), f"s{seed}",
+                                            "progress.txt"))
+                steps = [s / 1e6 for s in table["TotalEnvInteracts"]]
+                values = table.get(SCORE[suite], [])
+                width = max(1, len(values) // 100)
+                smooth = [statistics.fmean(w) if (w := [v for v in values[max(0, i + 1 - width):
+                          i + 1] if not math.isnan(v)]) else math.nan for i in range(len(values))]
+                ax.plot(steps, values, color=f"C{colour}", alpha=0.15, linewidth=0.6)
+                ax.plot(steps, smooth, color=f"C{colour}", linewidth=1.6,
+                        label=f"spinup {algo.upper()} seed {seed}")
+        for i, p in enumerate(p for p in published if (p["suite"], p["game"]) == (suite, game)):
+            ax.hlines(p["value"], 0, p["steps"] / 1e6, colors=f"C{2 + i}", linestyles="--",
+                      linewidth=1.2, label=f"{p['source']}: {p['shown']} "
+                      f"({p['algorithm'].upper()}, {m_steps(p['steps'])})")
+        ax.set_xlabel("env steps (millions)")
+        ax.set_ylabel(SCORE[suite])
+        ax.set_title(f"{env_id(suite, game)}: each seed; published numbers dashed")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}M"))
+        ax.legend(fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2,
+                  frameon=False)
+        fig.tight_layout()
+        name = f"curves_{suite}_{game.lower()}.png"
+        fig.savefig(osp.join(out_dir, name), dpi=110)
+        plt.close(fig)
+        lines += [f".. figure:: pixels/{name}", "   :width: 100%", "",
+                  f"   {env_id(suite, game)}: the collected runs' ``{SCORE[suite]}`` per epoch "
+                  "(faint) and its moving mean over 1% of the rows (solid).", ""]
+    with open(osp.join(out_dir, "figures.inc"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines or ["No run has been collected yet: no figure."]) + "\n")
 
 
 # ---- collect ----

@@ -9,6 +9,7 @@ fresh report of the committed runs.
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -218,6 +219,8 @@ def test_zero_runs_give_an_empty_table_that_says_so(px, tmp_path):
     assert claims["cells"] == {}
     inc = (tmp_path / "out" / "table.inc").read_text()
     assert "   * - no runs collected yet" in inc and "No run has been collected yet" in inc
+    assert (tmp_path / "out" / "figures.inc").read_text() == (
+        "No run has been collected yet: no figure.\n")
 
 
 # ---- collect -------------------------------------------------------------------------------
@@ -351,6 +354,8 @@ def test_collect_and_report_without_publish_leave_a_clean_clone_clean(px, tmp_pa
     assert out.returncode == 0, out.stderr[-2000:]
     assert "not comparable yet" in out.stdout
     assert (scratch / "table.inc").is_file() and (scratch / "claims.json").is_file()
+    assert (scratch / "curves_minatar_breakout.png").stat().st_size > 10_000
+    assert ".. figure:: pixels/curves_minatar_breakout.png" in (scratch / "figures.inc").read_text()
     status = git("-C", clone, "status", "--porcelain", "--ignored", "--untracked-files=all")
     assert [ln for ln in status.splitlines() if "__pycache__" not in ln] == []
     assert list(work.iterdir()) == []
@@ -362,7 +367,11 @@ def test_committed_table_and_claims_are_a_fresh_report_of_the_committed_runs(px,
     if not (PAGE / "table.inc").exists() and not (PAGE / "runs").is_dir():
         pytest.skip("no committed runs or table yet")
     px.report(PAGE / "runs", tmp_path)
-    for name in ("table.inc", "claims.json"):
+    figures = re.findall(r"^\.\. figure:: pixels/(\S+)$", (PAGE / "figures.inc").read_text(),
+                         re.MULTILINE)
+    assert figures and all((PAGE / name).is_file() for name in figures)
+    assert sorted(figures) == sorted(p.name for p in tmp_path.glob("curves_*.png"))
+    for name in ("table.inc", "claims.json", "figures.inc"):
         assert (tmp_path / name).read_text(encoding="utf-8") == (PAGE / name).read_text(
             encoding="utf-8"), (f"docs/benchmarks/pixels/{name} is not what the committed runs "
                                 "give: python benchmarks/pixels.py report --publish")
@@ -410,6 +419,7 @@ def test_the_page_states_the_presets_lengths_and_includes_the_table(px):
     page = " ".join((ROOT / "docs" / "benchmarks" / "pixels.rst").read_text(
         encoding="utf-8").split())
     assert ".. include:: pixels/table.inc" in page and ":file: pixels/published.tsv" in page
+    assert ".. include:: pixels/figures.inc" in page
     for algo in px.ALGOS:
         for suite in px.SUITES:
             p = px.preset(algo, suite)
