@@ -193,6 +193,43 @@ def test_ppo_entropy_bonus_and_clipped_value_loss_are_the_losses_it_logs(tmp_pat
     assert 0.5 < row["Entropy"] <= np.log(2)   # two actions, a fresh policy near uniform
 
 
+class _TwoActionDimsEnv(gym.Env):
+    """A Box action of 2 dimensions; the reward is minus its squared distance to 0.3."""
+    observation_space = gym.spaces.Box(-1, 1, (3,), np.float32)
+    action_space = gym.spaces.Box(-1, 1, (2,), np.float32)
+
+    def reset(self, seed=None, options=None):
+        super().reset(seed=seed)
+        return self.np_random.uniform(-1, 1, 3).astype(np.float32), {}
+
+    def step(self, a):
+        obs = self.np_random.uniform(-1, 1, 3).astype(np.float32)
+        return obs, -float(((np.asarray(a) - 0.3) ** 2).sum()), False, False, {}
+
+
+def test_ppo_entropy_bonus_of_a_gaussian_is_the_joint_entropy(tmp_path, monkeypatch):
+    # A Box action of 2 dimensions: the bonus is the entropy of the whole action (the sum
+    # over its dimensions, as torch.distributions.Independent gives), not their mean.
+    batches = _spy_on_batches(monkeypatch, PPOBuffer)
+    ent_coef = 0.5
+    ac = ppo(_TwoActionDimsEnv, steps_per_epoch=100, epochs=1, seed=4, train_pi_iters=2,
+             train_v_iters=1, pi_lr=0.05, target_kl=100.0, max_ep_len=20, ent_coef=ent_coef,
+             ac_kwargs=dict(hidden_sizes=[8]), logger_kwargs=dict(output_dir=str(tmp_path)))
+    row = read_progress(tmp_path).iloc[0]
+    data = batches[0]
+    with torch.no_grad():
+        normal = torch.distributions.Normal(ac.pi.mu_net(data["obs"]), ac.pi.log_std.exp())
+        dist = torch.distributions.Independent(normal, 1)
+        ratio = torch.exp(dist.log_prob(data["act"]) - data["logp"])
+        clipped = torch.clamp(ratio, 0.8, 1.2)
+        surrogate = torch.min(ratio * data["adv"], clipped * data["adv"]).mean()
+        loss_pi = -(surrogate + ent_coef * dist.entropy().mean()).item()
+    assert row["LossPi"] + row["DeltaLossPi"] == pytest.approx(loss_pi, rel=1e-5, abs=1e-6)
+    # the logged Entropy is per dimension: the bonus before the update is twice it
+    assert row["LossPi"] == pytest.approx(
+        -(data["adv"].mean().item() + ent_coef * 2 * row["Entropy"]), abs=1e-5)
+
+
 def test_ppo_early_stopping_logs_the_kl_that_stopped_it(tmp_path):
     # With a tiny target_kl the loop stops after one step; no step follows the KL
     # check that fired, so the logged (post-update) KL is above 1.5 * target_kl.

@@ -235,8 +235,8 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             ``'auto'`` (the CPU for this algorithm: a GPU gained it little); the epoch's
             data is copied there for the update and acting stays on the CPU
             (docs/user/gpu.rst).
-        ent_coef (float): c_H >= 0 of [PPO line 9], the weight of the policy's mean
-            entropy added to the objective (an exploration bonus; Atari PPO uses 0.01).
+        ent_coef (float): c_H >= 0 of [PPO line 9], the weight of the policy's entropy
+            (of the whole action) added to the objective (a bonus for exploring).
         clip_vloss (bool): clip the value loss of [PPO line 11] as the PPO paper's code
             did, so one epoch moves no V(s_t) much beyond ``clip_ratio`` from V_φk(s_t).
             ``ent_coef`` and ``clip_vloss`` are additions of this project.
@@ -329,8 +329,9 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             ratio = torch.exp(logp - data["logp"])  # r_t(theta)
             clipped = torch.clamp(ratio, 1 - clip_ratio, 1 + clip_ratio)
             objective = torch.min(ratio * adv, clipped * adv).mean()
-            if ent_coef:   # c_H H(pi), the entropy bonus
-                objective = objective + ent_coef * pi.entropy().mean()
+            if ent_coef:   # c_H H(pi), the entropy bonus (joint: summed over a Box's axes)
+                ent = pi.entropy()
+                objective = objective + ent_coef * (ent.sum(-1) if is_box else ent).mean()
             kl = (data["logp"] - logp).mean()
             return -objective, kl, pi, ratio
 
