@@ -40,6 +40,7 @@ sys.path[:] = [os.path.dirname(HERE)] + [p for p in sys.path if os.path.abspath(
 from benchmarks import _cli  # noqa: E402
 from spinup.envs import atari, atari_vector  # noqa: E402
 from spinup.envs.batch import BatchedTask, EnvList  # noqa: E402
+from spinup.machinery.provenance import cpu_model  # noqa: E402
 
 PUBLISHED, PUBLISHED_SHOWN = _cli.committed("docs", "benchmarks", "pixels", "atari_speed.json")
 TABLE, _ = _cli.committed("docs", "benchmarks", "pixels", "atari_speed.inc")
@@ -102,7 +103,7 @@ def main(argv=None):
     record = dict(
         command="python benchmarks/atari_speed.py " + " ".join(argv if argv is not None
                                                                  else sys.argv[1:]),
-        machine=dict(processor=_cpu_name(), cores=os.cpu_count(), python=platform.python_version()),
+        machine=dict(processor=cpu_model(), cores=os.cpu_count(), python=platform.python_version()),
         measured=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         agent_steps=args.agent_steps, repeats=args.repeats, rows=rows)
     out = PUBLISHED if args.publish else args.out
@@ -134,14 +135,6 @@ def table(record):
               f"median of {record['repeats']} interleaved rounds of {record['agent_steps']:,} "
               f"agent steps, by ``{record['command']}``.", ""]
     return "\n".join(lines)
-
-
-def _cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            return next(line.split(":", 1)[1].strip() for line in f if "model name" in line)
-    except (OSError, StopIteration):
-        return platform.processor() or "unknown"
 
 
 if __name__ == "__main__":

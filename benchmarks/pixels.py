@@ -203,7 +203,8 @@ def final_score(values):
 def load_runs(runs_dir):
     """Every collected run under ``runs_dir`` (``<exp_name>/s<seed>/``), by cell:
     ``{(algo, suite, game): {seed: run}}``, each run a dict of its score, steps, rows,
-    planned epochs and steps, hours and config."""
+    planned epochs and steps, hours, config and ``curve`` (its TotalEnvInteracts and
+    score column, row by row)."""
     cells = {}
     for name in sorted(os.listdir(runs_dir)) if osp.isdir(runs_dir) else []:
         key = parse_exp(name)
@@ -228,7 +229,7 @@ def load_runs(runs_dir):
                 planned_steps=None if epochs is None else int(epochs * spe),
                 partial=epochs is not None and rows < epochs,
                 hours=table["Time"][-1] / 3600 if table.get("Time") else None,
-                config=config)
+                config=config, curve=(table["TotalEnvInteracts"], table.get(SCORE[suite], [])))
     return cells
 
 
@@ -414,11 +415,11 @@ def report(runs_dir, out_dir, published_path=PUBLISHED):
     with open(osp.join(out_dir, "claims.json"), "w") as f:
         json.dump(claims, f, indent=1, sort_keys=True, allow_nan=False)
         f.write("\n")
-    figures(runs_dir, cells, published, out_dir)
+    figures(cells, published, out_dir)
     return claims
 
 
-def figures(runs_dir, cells, published, out_dir):
+def figures(cells, published, out_dir):
     """One figure per game with runs, ``curves_<suite>_<game>.png``: every seed's curve of
     the score column against env steps (thin; a moving mean over 1% of its rows, at least
     one, drawn thick), one colour per algorithm, and each published number for the game as
@@ -426,20 +427,18 @@ def figures(runs_dir, cells, published, out_dir):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import pandas as pd
     from matplotlib.ticker import FuncFormatter
     lines = []
     for suite, game in sorted({(s, g) for _, s, g in cells}, key=lambda k: (
             SUITES.index(k[0]), GAMES[k[0]].index(k[1]))):
         fig, ax = plt.subplots(figsize=(7.0, 4.4))
         for colour, algo in enumerate(ALGOS):
-            for seed in sorted(cells.get((algo, suite, game), {})):
-                table = read_table(osp.join(runs_dir, exp_name(algo, suite, game), f"s{seed}",
-                                            "progress.txt"))
-                steps = [s / 1e6 for s in table["TotalEnvInteracts"]]
-                values = table.get(SCORE[suite], [])
-                width = max(1, len(values) // 100)
-                smooth = [statistics.fmean(w) if (w := [v for v in values[max(0, i + 1 - width):
-                          i + 1] if not math.isnan(v)]) else math.nan for i in range(len(values))]
+            for seed, run in sorted(cells.get((algo, suite, game), {}).items()):
+                steps, values = run["curve"]
+                steps = [s / 1e6 for s in steps]
+                smooth = pd.Series(values, dtype=float).rolling(
+                    max(1, len(values) // 100), min_periods=1).mean()   # nan rows left out
                 ax.plot(steps, values, color=f"C{colour}", alpha=0.15, linewidth=0.6)
                 ax.plot(steps, smooth, color=f"C{colour}", linewidth=1.6,
                         label=f"spinup {algo.upper()} seed {seed}")

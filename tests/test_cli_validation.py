@@ -39,6 +39,8 @@ CASES = [
      "a2c: steps_per_epoch=30 is not allowed: an int >= 1 that is a multiple of n_steps (20)"),
     (["trpo", "--env", "CartPole-v1", "--backtrack_coeff", "1.0"],
      "trpo: backtrack_coeff=1.0 is not allowed: a number with 0 < backtrack_coeff < 1"),
+    (["ppo", "--env", "CartPole-v1", "--ent_coef", "-0.5"],
+     "ppo: ent_coef=-0.5 is not allowed: a finite number with ent_coef >= 0"),
     (["td3", "--env", "Pendulum-v1", "--polyak", "2"],
      "td3: polyak=2 is not allowed: a number with 0 <= polyak <= 1"),
 ]

@@ -1,4 +1,6 @@
 """PPO / VPG: GAE against a brute-force loop, bootstrapping, smoke runs, learning."""
+import json
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -92,6 +94,14 @@ def test_smoke_cli_vpg(tmp_path):
     assert read_progress(tmp_path / "v" / "v_s0")["TotalEnvInteracts"].iloc[0] == 200
 
 
+def test_smoke_cli_ppo_with_entropy_bonus_and_clipped_value_loss(tmp_path):
+    run_cli("ppo", "--env", "Pendulum-v1", "--epochs", 1, "--steps_per_epoch", 200,
+            "--ent_coef", 0.01, "--clip_vloss", "--exp_name", "p", "--data_dir", tmp_path)
+    config = json.loads((tmp_path / "p" / "p_s0" / "config.json").read_text())
+    assert config["ent_coef"] == 0.01 and config["clip_vloss"] is True
+    assert read_progress(tmp_path / "p" / "p_s0")["TotalEnvInteracts"].iloc[0] == 200
+
+
 def test_same_seed_same_progress(tmp_path):
     torch.set_num_threads(1)
     for run in ("a", "b"):
@@ -109,9 +119,11 @@ def test_bad_spaces_are_clear_errors(tmp_path):
 
 
 @pytest.mark.slow
-def test_ppo_learns_cartpole(tmp_path):
+@pytest.mark.parametrize("extra", [{}, dict(ent_coef=0.01, clip_vloss=True)],
+                         ids=["default", "entropy_bonus_and_clipped_value_loss"])
+def test_ppo_learns_cartpole(tmp_path, extra):
     ppo(lambda: gym.make("CartPole-v1"), seed=0, epochs=15,
-        logger_kwargs=dict(output_dir=str(tmp_path)))
+        logger_kwargs=dict(output_dir=str(tmp_path)), **extra)
     df = read_progress(tmp_path)
     assert df["AverageEpRet"].iloc[-3:].mean() > 150, df["AverageEpRet"].tolist()
 
