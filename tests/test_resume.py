@@ -178,6 +178,91 @@ def test_crash_between_row_and_checkpoint_then_resume(tmp_path, monkeypatch, nam
     assert_same_but_time(full, cut)
 
 
+# A signal between an epoch's row and its checkpoint (run.epoch_end, stopping.stops_wait)
+STOP_AFTER_ROW = r"""
+import os, signal, sys
+import gymnasium as gym
+import spinup
+from spinup.utils import logx
+algo, run_dir, sig = sys.argv[1], sys.argv[2], getattr(signal, sys.argv[3])
+env_id = "CartPole-v1" if algo in ("ppo", "dqn") else "Pendulum-v1"
+write_row = logx.Logger.dump_tabular
+
+def row_then_signal(self):   # Ctrl-C or SIGTERM lands right after the row is written
+    write_row(self)
+    os.kill(os.getpid(), sig)
+
+logx.Logger.dump_tabular = row_then_signal
+kw = dict(steps_per_epoch=300, seed=0, ac_kwargs=dict(hidden_sizes=(16,)))
+if algo != "ppo":
+    kw.update(start_steps=100, update_after=100, num_test_episodes=1)
+getattr(spinup, algo)(lambda: gym.make(env_id), epochs=3, logger_kwargs={"output_dir": run_dir},
+                      **kw)
+"""
+
+
+@pytest.mark.parametrize("algo, sig", [("ppo", "SIGINT"), ("sac", "SIGTERM"),
+                                       ("dqn", "SIGINT")])
+def test_a_stop_after_the_first_row_waits_for_the_checkpoint_then_resume(tmp_path, algo, sig):
+    """A Ctrl-C or SIGTERM right after the first epoch's row waits until that epoch's
+    checkpoint is written, then stops the run as before (KeyboardInterrupt, or death by
+    SIGTERM): the run holds one whole epoch, and a resume continues it."""
+    run_dir = str(tmp_path / "run")
+    proc = subprocess.run([sys.executable, "-c", STOP_AFTER_ROW, algo, run_dir, sig],
+                          capture_output=True, text=True,
+                          env=dict(os.environ, OMP_NUM_THREADS="1"), timeout=300)
+    if sig == "SIGTERM":
+        assert proc.returncode == -signal.SIGTERM, proc.stderr[-2000:]
+    else:
+        assert proc.returncode != 0 and "KeyboardInterrupt" in proc.stderr, proc.stderr[-2000:]
+    assert len(table(run_dir)) == 1
+    assert load_checkpoint(run_dir)["epoch"] == 1   # the row and its checkpoint, both
+    import spinup
+    env_fn = cartpole if algo in ("ppo", "dqn") else pendulum
+    kw = dict(steps_per_epoch=300, seed=0, ac_kwargs=dict(hidden_sizes=(16,)))
+    if algo != "ppo":
+        kw.update(start_steps=100, update_after=100, num_test_episodes=1)
+    getattr(spinup, algo)(env_fn, epochs=2, logger_kwargs=dict(output_dir=run_dir, resume=True),
+                          **kw)
+    epochs = list(table(run_dir)["Epoch"])   # 0, 1 on-policy; 1, 2 off-policy
+    assert len(epochs) == 2 and epochs[1] == epochs[0] + 1
+
+
+def test_stops_wait_delivers_after_the_block_and_restores_the_handler():
+    from spinup.machinery.stopping import stops_wait
+    seen, order = [], []
+    previous = signal.signal(signal.SIGUSR1, lambda s, f: seen.append(s))
+    try:
+        with stops_wait((signal.SIGUSR1,)):
+            signal.raise_signal(signal.SIGUSR1)
+            order.append(("inside", list(seen)))
+        assert order == [("inside", [])] and seen == [signal.SIGUSR1]
+        assert signal.getsignal(signal.SIGUSR1) is not None
+        signal.raise_signal(signal.SIGUSR1)   # the handler from before is back
+        assert seen == [signal.SIGUSR1] * 2
+        signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+        with stops_wait((signal.SIGUSR1,)):   # an ignored signal stays ignored
+            signal.raise_signal(signal.SIGUSR1)
+        assert signal.getsignal(signal.SIGUSR1) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+
+
+def test_stops_wait_outside_the_main_thread_runs_the_block():
+    import threading
+
+    from spinup.machinery.stopping import stops_wait
+    ran = []
+
+    def body():
+        with stops_wait():
+            ran.append(True)
+    worker = threading.Thread(target=body)
+    worker.start()
+    worker.join()
+    assert ran == [True]
+
+
 def a3c_env():
     return gym.make("CartPole-v1")
 

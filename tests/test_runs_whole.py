@@ -415,6 +415,8 @@ def test_ray_worker_killed_mid_run_fails_the_variant_and_resume_continues_it(tmp
     assert not _alive(experiment)
     done = len(pd.read_table(run / "progress.txt"))
     assert done < 300   # not restarted over itself by a retry
+    # A SIGTERM after an epoch's row waits for its checkpoint (run.epoch_end): whole epochs.
+    assert int(load_checkpoint(run, rank=0, mmap=True)["epoch"]) == done
     out = run_cli(*args, "--epochs", done + 1, "--launcher", "ray", "--resume").stdout
-    assert f"resumed after epoch {done}" in out
+    assert f"resumed after epoch {done}" in out, out[-3000:]
     assert list(pd.read_table(run / "progress.txt")["Epoch"]) == list(range(done + 1))

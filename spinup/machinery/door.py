@@ -9,7 +9,7 @@ is reached from here in a few calls::
         run.keep(logger, ac=ac, pi_optimizer=pi_optimizer)   # what a checkpoint holds
         epoch0, start_time, episode = run.resume(0, start_time, episode)
         ...
-        run.save(epoch + 1, start_time, episode)             # the end of an epoch
+        with run.epoch_end():       # model, row, then: run.save(epoch + 1, start_time, episode)
 
 What lies behind it (argument rules, env checks, checkpoints, devices, CUDA graphs, the run
 directory) is listed in docs/dev/rooms.rst; a student need not read it.
@@ -30,7 +30,7 @@ from spinup.machinery.record import RunRecord  # noqa: F401  (for the logger)
 from spinup.machinery.serialization_utils import (convert_json, kwargs_to_plain,  # noqa: F401
                                                   save_model, write_atomically,
                                                   write_text_atomically)
-from spinup.machinery.stopping import die_with, stop_all  # noqa: F401  (for A3C's workers)
+from spinup.machinery.stopping import die_with, stop_all, stops_wait  # noqa: F401 (A3C)
 from spinup.machinery.update_graph import CapturedCall, UpdateRound  # noqa: F401
 from spinup.utils.mpi_tools import num_procs
 
@@ -152,6 +152,11 @@ class Run:
             return epochs_done, start_time, episode
         self.saved = load_checkpoint(self.run_dir)
         return self.ckpt.restore(self.saved)
+
+    def epoch_end(self):
+        """Context manager around an epoch's files (model, row, checkpoint): a Ctrl-C or
+        SIGTERM inside waits for all (:func:`~spinup.machinery.stopping.stops_wait`)."""
+        return stops_wait()
 
     def save(self, epochs_done, start_time, episode=None, **extra):
         """Write the checkpoint after ``epochs_done`` epochs (after the epoch's row):

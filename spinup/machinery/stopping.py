@@ -1,9 +1,12 @@
 """How spinup stops the processes it starts, with one policy for all of them (an experiment of
 a grid, a single run, a Ray task's process, A3C's workers): ask each to stop, wait up to
 :data:`SHUTDOWN_GRACE` seconds while they finish what they must save, then kill the rest.
-And a child started by spinup dies with its parent (Linux), so no orphan trains on."""
+And a child started by spinup dies with its parent (Linux), so no orphan trains on. Inside a
+run, :func:`stops_wait` keeps a stop from landing between an epoch's files."""
+import contextlib
 import os
 import signal
+import threading
 import time
 
 SHUTDOWN_GRACE = 30   #: seconds the processes get to stop after being asked, before being killed
@@ -26,6 +29,35 @@ def stop_all(handles, meanwhile=None, tick=0.2):
             break
     for handle in handles:
         handle.kill()
+
+
+@contextlib.contextmanager
+def stops_wait(signals=(signal.SIGINT, signal.SIGTERM)):
+    """Context manager: a Ctrl-C (SIGINT) or SIGTERM that arrives inside the block waits until
+    the block ends and is then handled as it would have been (the previous Python handler is
+    called, e.g. ``KeyboardInterrupt`` raised; a signal with its default action is sent again,
+    which ends the process). Used around an epoch's saved files (model, row, checkpoint), so a
+    stopped run never holds a row without its checkpoint. An ignored signal stays ignored; a
+    handler set outside Python is left alone; outside the main thread (where Python cannot
+    set handlers) the block runs unguarded."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived = []
+    previous = {s: signal.getsignal(s) for s in signals}
+    guarded = [s for s, h in previous.items() if h not in (signal.SIG_IGN, None)]
+    for s in guarded:
+        signal.signal(s, lambda signum, frame: arrived.append(signum))
+    try:
+        yield
+    finally:
+        for s in guarded:
+            signal.signal(s, previous[s])
+        for s in dict.fromkeys(arrived):   # each kind once, in the order they came
+            if callable(previous[s]):
+                previous[s](s, None)
+            else:   # SIG_DFL
+                os.kill(os.getpid(), s)
 
 
 def die_with(parent):

@@ -395,19 +395,19 @@ def a2c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                 n_updates += 1
 
             # [A2C line 8] model.pt replaced every epoch; model{epoch}.pt every save_freq epochs
-            logger.save_epoch_state({"env": env}, epoch, save_freq)
-
-            logger.log_tabular("Epoch", epoch)
-            logger.log_tabular("EpRet", with_min_and_max=True)
-            logger.log_tabular("EpLen", average_only=True)
-            logger.log_tabular("VVals", with_min_and_max=True)
-            logger.log_tabular("TotalEnvInteracts", (epoch + 1) * steps_per_epoch)
-            logger.log_tabular("LossPi", average_only=True)
-            logger.log_tabular("LossV", average_only=True)
-            logger.log_tabular("Entropy", average_only=True)
-            logger.log_tabular("LR", optimizer.param_groups[0]["lr"])
-            logger.log_tabular("Time", time.time() - start_time)
-            logger.dump_tabular()
-            run.save(epoch + 1, start_time, (obs, ep_ret, ep_len), n_updates=n_updates)
+            with run.epoch_end():   # a stop waits until model, row and checkpoint are written
+                logger.save_epoch_state({"env": env}, epoch, save_freq)
+                logger.log_tabular("Epoch", epoch)
+                logger.log_tabular("EpRet", with_min_and_max=True)
+                logger.log_tabular("EpLen", average_only=True)
+                logger.log_tabular("VVals", with_min_and_max=True)
+                logger.log_tabular("TotalEnvInteracts", (epoch + 1) * steps_per_epoch)
+                logger.log_tabular("LossPi", average_only=True)
+                logger.log_tabular("LossV", average_only=True)
+                logger.log_tabular("Entropy", average_only=True)
+                logger.log_tabular("LR", optimizer.param_groups[0]["lr"])
+                logger.log_tabular("Time", time.time() - start_time)
+                logger.dump_tabular()
+                run.save(epoch + 1, start_time, (obs, ep_ret, ep_len), n_updates=n_updates)
     return ac
 

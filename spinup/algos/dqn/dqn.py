@@ -640,22 +640,23 @@ def dqn(env_fn, actor_critic=core.MLPQFunction, ac_kwargs=dict(), seed=0,
                     if polyak is None and (t_env + 1) % target_update_every == 0:
                         polyak_update(q_net, q_targ, 0.0)
 
-            # ---- End of epoch: save, test, log ---- [DQN line 15]
-            # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
-            logger.save_epoch_state({"env": env}, epoch, save_freq)
+            # ---- End of epoch: test, then save and log ---- [DQN line 15]
             run_test_episodes()
-            logger.log_tabular("Epoch", epoch)
-            logger.log_tabular("EpRet", with_min_and_max=True)
-            logger.log_tabular("TestEpRet", with_min_and_max=True)
-            logger.log_tabular("EpLen", average_only=True)
-            logger.log_tabular("TestEpLen", average_only=True)
-            logger.log_tabular("TotalEnvInteracts", epoch * steps_per_epoch)
-            logger.log_tabular("QVals", with_min_and_max=True)
-            logger.log_tabular("LossQ", average_only=True)
-            logger.log_tabular("Epsilon", eps)
-            logger.log_tabular("LR", float(optimizer.param_groups[0]["lr"]))
-            logger.log_tabular("Time", time.time() - start_time)
-            logger.dump_tabular()
-            run.save(epoch, start_time, (o, ep_ret, ep_len))
+            # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
+            with run.epoch_end():   # a stop waits until model, row and checkpoint are written
+                logger.save_epoch_state({"env": env}, epoch, save_freq)
+                logger.log_tabular("Epoch", epoch)
+                logger.log_tabular("EpRet", with_min_and_max=True)
+                logger.log_tabular("TestEpRet", with_min_and_max=True)
+                logger.log_tabular("EpLen", average_only=True)
+                logger.log_tabular("TestEpLen", average_only=True)
+                logger.log_tabular("TotalEnvInteracts", epoch * steps_per_epoch)
+                logger.log_tabular("QVals", with_min_and_max=True)
+                logger.log_tabular("LossQ", average_only=True)
+                logger.log_tabular("Epsilon", eps)
+                logger.log_tabular("LR", float(optimizer.param_groups[0]["lr"]))
+                logger.log_tabular("Time", time.time() - start_time)
+                logger.dump_tabular()
+                run.save(epoch, start_time, (o, ep_ret, ep_len))
     return q_net
 

@@ -448,19 +448,19 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             run.refresh()
 
             # [PPO line 12] model.pt replaced every epoch; model{epoch}.pt every save_freq epochs
-            logger.save_epoch_state({"env": env}, epoch, save_freq)
-
-            logger.log_tabular("Epoch", epoch)
-            logger.log_tabular("EpRet", with_min_and_max=True)
-            logger.log_tabular("EpLen", average_only=True)
-            logger.log_tabular("VVals", with_min_and_max=True)
-            logger.log_tabular("TotalEnvInteracts", (epoch + 1) * steps_per_epoch)
-            for key in ("LossPi", "LossV", "DeltaLossPi", "DeltaLossV", "Entropy", "KL",
-                        "ClipFrac", "StopIter"):
-                logger.log_tabular(key, average_only=True)
-            logger.log_tabular("Time", time.time() - start_time)
-            logger.dump_tabular()
-            run.save(epoch + 1, start_time, (o, ep_ret, ep_len),
-                     adv_dtype=str(buf.adv_buf.dtype))
+            with run.epoch_end():   # a stop waits until model, row and checkpoint are written
+                logger.save_epoch_state({"env": env}, epoch, save_freq)
+                logger.log_tabular("Epoch", epoch)
+                logger.log_tabular("EpRet", with_min_and_max=True)
+                logger.log_tabular("EpLen", average_only=True)
+                logger.log_tabular("VVals", with_min_and_max=True)
+                logger.log_tabular("TotalEnvInteracts", (epoch + 1) * steps_per_epoch)
+                for key in ("LossPi", "LossV", "DeltaLossPi", "DeltaLossV", "Entropy", "KL",
+                            "ClipFrac", "StopIter"):
+                    logger.log_tabular(key, average_only=True)
+                logger.log_tabular("Time", time.time() - start_time)
+                logger.dump_tabular()
+                run.save(epoch + 1, start_time, (o, ep_ret, ep_len),
+                         adv_dtype=str(buf.adv_buf.dtype))
     return ac
 

@@ -466,23 +466,24 @@ def sac(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                             logger.store(**update(replay_buffer.sample_batch(batch_size)))
                     run.refresh()
 
-            # ---- End of epoch: save, test, log ---- [SAC line 17]
-            # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
-            logger.save_epoch_state({"env": env}, epoch, save_freq)
+            # ---- End of epoch: test, then save and log ---- [SAC line 17]
             run_test_episodes()
-            logger.log_tabular("Epoch", epoch)
-            logger.log_tabular("EpRet", with_min_and_max=True)
-            logger.log_tabular("TestEpRet", with_min_and_max=True)
-            logger.log_tabular("EpLen", average_only=True)
-            logger.log_tabular("TestEpLen", average_only=True)
-            logger.log_tabular("TotalEnvInteracts", epoch * steps_per_epoch)
-            logger.log_tabular("Q1Vals", with_min_and_max=True)
-            logger.log_tabular("Q2Vals", with_min_and_max=True)
-            logger.log_tabular("LogPi", with_min_and_max=True)
-            logger.log_tabular("LossPi", average_only=True)
-            logger.log_tabular("LossQ", average_only=True)
-            logger.log_tabular("Alpha", float(alpha))
-            logger.log_tabular("Time", time.time() - start_time)
-            logger.dump_tabular()
-            run.save(epoch, start_time, (o, ep_ret, ep_len), alpha=float(alpha))
+            # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
+            with run.epoch_end():   # a stop waits until model, row and checkpoint are written
+                logger.save_epoch_state({"env": env}, epoch, save_freq)
+                logger.log_tabular("Epoch", epoch)
+                logger.log_tabular("EpRet", with_min_and_max=True)
+                logger.log_tabular("TestEpRet", with_min_and_max=True)
+                logger.log_tabular("EpLen", average_only=True)
+                logger.log_tabular("TestEpLen", average_only=True)
+                logger.log_tabular("TotalEnvInteracts", epoch * steps_per_epoch)
+                logger.log_tabular("Q1Vals", with_min_and_max=True)
+                logger.log_tabular("Q2Vals", with_min_and_max=True)
+                logger.log_tabular("LogPi", with_min_and_max=True)
+                logger.log_tabular("LossPi", average_only=True)
+                logger.log_tabular("LossQ", average_only=True)
+                logger.log_tabular("Alpha", float(alpha))
+                logger.log_tabular("Time", time.time() - start_time)
+                logger.dump_tabular()
+                run.save(epoch, start_time, (o, ep_ret, ep_len), alpha=float(alpha))
     return ac

@@ -440,22 +440,23 @@ def td3(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                     q_updates += n_updates   # [TD3 line 18]
                     run.refresh()
 
-            # ---- End of epoch: save, test, log ---- [TD3 line 19]
-            # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
-            logger.save_epoch_state({"env": env}, epoch, save_freq)
+            # ---- End of epoch: test, then save and log ---- [TD3 line 19]
             run_test_episodes()
-            logger.log_tabular("Epoch", epoch)
-            logger.log_tabular("EpRet", with_min_and_max=True)
-            logger.log_tabular("TestEpRet", with_min_and_max=True)
-            logger.log_tabular("EpLen", average_only=True)
-            logger.log_tabular("TestEpLen", average_only=True)
-            logger.log_tabular("TotalEnvInteracts", epoch * steps_per_epoch)
-            logger.log_tabular("Q1Vals", with_min_and_max=True)
-            logger.log_tabular("Q2Vals", with_min_and_max=True)
-            logger.log_tabular("LossPi", average_only=True)
-            logger.log_tabular("LossQ", average_only=True)
-            logger.log_tabular("Time", time.time() - start_time)
-            logger.dump_tabular()
-            run.save(epoch, start_time, (obs, ep_ret, ep_len), q_updates=q_updates)
+            # model.pt replaced every epoch; model{epoch}.pt kept every save_freq epochs
+            with run.epoch_end():   # a stop waits until model, row and checkpoint are written
+                logger.save_epoch_state({"env": env}, epoch, save_freq)
+                logger.log_tabular("Epoch", epoch)
+                logger.log_tabular("EpRet", with_min_and_max=True)
+                logger.log_tabular("TestEpRet", with_min_and_max=True)
+                logger.log_tabular("EpLen", average_only=True)
+                logger.log_tabular("TestEpLen", average_only=True)
+                logger.log_tabular("TotalEnvInteracts", epoch * steps_per_epoch)
+                logger.log_tabular("Q1Vals", with_min_and_max=True)
+                logger.log_tabular("Q2Vals", with_min_and_max=True)
+                logger.log_tabular("LossPi", average_only=True)
+                logger.log_tabular("LossQ", average_only=True)
+                logger.log_tabular("Time", time.time() - start_time)
+                logger.dump_tabular()
+                run.save(epoch, start_time, (obs, ep_ret, ep_len), q_updates=q_updates)
     return ac
 

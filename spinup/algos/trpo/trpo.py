@@ -375,8 +375,8 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             # [TRPO lines 9-10] Step to the edge of the model trust region 1/2 s^T H s = delta;
             # NPG takes it as it is, TRPO backtracks [TRPO lines 11-13].
             step_len = np.sqrt(2 * delta / (x @ Hx(x) + 1e-8))
-            full_step = torch.as_tensor(step_len * x, dtype=torch.float32, device=run.device)
-            theta_k = get_flat_params(ac.pi)
+            theta_k = get_flat_params(ac.pi)   # on the training device
+            full_step = torch.as_tensor(step_len * x, dtype=torch.float32, device=theta_k.device)
             if algo == 'npg':
                 set_flat_params(ac.pi, theta_k + full_step)   # accepted without checks
                 j = 0
@@ -458,23 +458,24 @@ def trpo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             run.refresh()
 
             # [TRPO line 15] model.pt replaced every epoch; model{epoch}.pt every save_freq epochs
-            logger.save_epoch_state({"env": env}, epoch, save_freq)
-
-            logger.log_tabular("Epoch", epoch)
-            logger.log_tabular("EpRet", with_min_and_max=True)
-            logger.log_tabular("EpLen", average_only=True)
-            logger.log_tabular("VVals", with_min_and_max=True)
-            logger.log_tabular("TotalEnvInteracts", (epoch + 1) * steps_per_epoch)
-            logger.log_tabular("LossPi", average_only=True)
-            logger.log_tabular("LossV", average_only=True)
-            logger.log_tabular("DeltaLossPi", average_only=True)
-            logger.log_tabular("DeltaLossV", average_only=True)
-            logger.log_tabular("Entropy", average_only=True)
-            logger.log_tabular("KL", average_only=True)
-            logger.log_tabular("BacktrackIters", average_only=True)
-            logger.log_tabular("Time", time.time() - start_time)
-            logger.dump_tabular()
-            run.save(epoch + 1, start_time, (obs, ep_ret, ep_len), adv_dtype=str(buf.adv_buf.dtype))
+            with run.epoch_end():   # a stop waits until model, row and checkpoint are written
+                logger.save_epoch_state({"env": env}, epoch, save_freq)
+                logger.log_tabular("Epoch", epoch)
+                logger.log_tabular("EpRet", with_min_and_max=True)
+                logger.log_tabular("EpLen", average_only=True)
+                logger.log_tabular("VVals", with_min_and_max=True)
+                logger.log_tabular("TotalEnvInteracts", (epoch + 1) * steps_per_epoch)
+                logger.log_tabular("LossPi", average_only=True)
+                logger.log_tabular("LossV", average_only=True)
+                logger.log_tabular("DeltaLossPi", average_only=True)
+                logger.log_tabular("DeltaLossV", average_only=True)
+                logger.log_tabular("Entropy", average_only=True)
+                logger.log_tabular("KL", average_only=True)
+                logger.log_tabular("BacktrackIters", average_only=True)
+                logger.log_tabular("Time", time.time() - start_time)
+                logger.dump_tabular()
+                run.save(epoch + 1, start_time, (obs, ep_ret, ep_len),
+                         adv_dtype=str(buf.adv_buf.dtype))
     return ac
 
 

@@ -397,22 +397,22 @@ def vpg(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             run.refresh()
 
             # [VPG line 9] model.pt replaced every epoch; model{epoch}.pt every save_freq epochs
-            logger.save_epoch_state({"env": env}, epoch, save_freq)
-
-            logger.log_tabular("Epoch", epoch)
-            logger.log_tabular("EpRet", with_min_and_max=True)
-            logger.log_tabular("EpLen", average_only=True)
-            logger.log_tabular("VVals", with_min_and_max=True)
-            logger.log_tabular("TotalEnvInteracts", (epoch + 1) * steps_per_epoch)
-            logger.log_tabular("LossPi", average_only=True)
-            logger.log_tabular("LossV", average_only=True)
-            logger.log_tabular("DeltaLossPi", average_only=True)
-            logger.log_tabular("DeltaLossV", average_only=True)
-            logger.log_tabular("Entropy", average_only=True)
-            logger.log_tabular("KL", average_only=True)
-            logger.log_tabular("Time", time.time() - start_time)
-            logger.dump_tabular()
-            run.save(epoch + 1, start_time, (o, ep_ret, ep_len),
-                     adv_dtype=str(buf.adv_buf.dtype))
+            with run.epoch_end():   # a stop waits until model, row and checkpoint are written
+                logger.save_epoch_state({"env": env}, epoch, save_freq)
+                logger.log_tabular("Epoch", epoch)
+                logger.log_tabular("EpRet", with_min_and_max=True)
+                logger.log_tabular("EpLen", average_only=True)
+                logger.log_tabular("VVals", with_min_and_max=True)
+                logger.log_tabular("TotalEnvInteracts", (epoch + 1) * steps_per_epoch)
+                logger.log_tabular("LossPi", average_only=True)
+                logger.log_tabular("LossV", average_only=True)
+                logger.log_tabular("DeltaLossPi", average_only=True)
+                logger.log_tabular("DeltaLossV", average_only=True)
+                logger.log_tabular("Entropy", average_only=True)
+                logger.log_tabular("KL", average_only=True)
+                logger.log_tabular("Time", time.time() - start_time)
+                logger.dump_tabular()
+                run.save(epoch + 1, start_time, (o, ep_ret, ep_len),
+                         adv_dtype=str(buf.adv_buf.dtype))
     return ac
 
