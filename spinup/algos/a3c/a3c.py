@@ -422,9 +422,10 @@ def a3c(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
                         test_episode(seed + 1 if epoch == 0 and j == 0 else None)
                         pool.poll(handle)
                     # model.pt replaced every epoch; model{epoch}.pt every save_freq
-                    logger.save_epoch_state({"env": test_env}, epoch, save_freq)
-                    log_epoch(epoch, steps_now)
-                    run.save(epoch + 1, start_time, T=T.value, optimizer=optimizer.state_dict())
+                    with run.epoch_end():   # a stop waits until model, row, checkpoint are written
+                        logger.save_epoch_state({"env": test_env}, epoch, save_freq)
+                        log_epoch(epoch, steps_now)
+                        run.save(epoch + 1, start_time, T=T.value, optimizer=optimizer.state_dict())
                     if updates_file:
                         updates_file.flush()
                 # Each worker stops by itself once T >= T_max   [A3C line 8]
