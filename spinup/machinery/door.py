@@ -30,7 +30,7 @@ from spinup.machinery.record import RunRecord  # noqa: F401  (for the logger)
 from spinup.machinery.serialization_utils import (convert_json, kwargs_to_plain,  # noqa: F401
                                                   save_model, write_atomically,
                                                   write_text_atomically)
-from spinup.machinery.stopping import die_with, stop_all, stops_wait  # noqa: F401 (A3C)
+from spinup.machinery.stopping import die_with, stop_all, stops_wait  # noqa: F401 (first two: A3C)
 from spinup.machinery.update_graph import CapturedCall, UpdateRound  # noqa: F401
 from spinup.utils.mpi_tools import num_procs
 
