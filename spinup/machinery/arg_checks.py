@@ -250,6 +250,11 @@ def _first_update_step(ctx):
     return -(-after // every) * every, total
 
 
+def _local_batch(ctx):
+    """The samples one MPI process collects per epoch of an on-policy run."""
+    return max(1, _int_or(ctx.config.get("steps_per_epoch"), 1) // max(1, ctx.procs))
+
+
 def _update_words(name, ctx):
     first, total = _first_update_step(ctx)
     return (f"the run has epochs * steps_per_epoch = {total} env steps and the first "
@@ -502,10 +507,17 @@ TRPO = dict(BASIC_RULES, steps_per_epoch=steps_over_procs("num_envs"), gamma=uni
             backtrack_coeff=in_range(0, 1, low_open=True, high_open=True), lam=unit_interval,
             algo=one_of("trpo", "npg"))
 
+#: PPO's ``minibatch_size``: None, or an int from 1 to the samples of one process's batch.
+minibatch_in_batch = optional(Rule(
+    lambda name, ctx: "an int from 1 to the samples one MPI process collects per epoch "
+                      f"(steps_per_epoch / processes = {_local_batch(ctx)})", is_int,
+    lambda v, ctx: 1 <= v <= _local_batch(ctx), late=True))
+
 PPO = dict(BASIC_RULES, steps_per_epoch=steps_over_procs("num_envs"), gamma=unit_interval,
            clip_ratio=in_range(0, 1, low_open=True, high_open=True), pi_lr=positive,
            vf_lr=positive, train_v_iters=positive_int, lam=in_range(0, 1, low_open=True),
-           target_kl=positive, ent_coef=nonneg, clip_vloss=boolean)
+           target_kl=positive, ent_coef=nonneg, clip_vloss=boolean,
+           minibatch_size=minibatch_in_batch)
 
 DDPG = dict(OFF_POLICY, gamma=unit_interval, polyak=unit_interval, pi_lr=positive,
             q_lr=positive, act_noise=nonneg,

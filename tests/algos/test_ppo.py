@@ -96,9 +96,11 @@ def test_smoke_cli_vpg(tmp_path):
 
 def test_smoke_cli_ppo_with_entropy_bonus_and_clipped_value_loss(tmp_path):
     run_cli("ppo", "--env", "Pendulum-v1", "--epochs", 1, "--steps_per_epoch", 200,
-            "--ent_coef", 0.01, "--clip_vloss", "--exp_name", "p", "--data_dir", tmp_path)
+            "--ent_coef", 0.01, "--clip_vloss", "--minibatch_size", 64, "--exp_name", "p",
+            "--data_dir", tmp_path)
     config = json.loads((tmp_path / "p" / "p_s0" / "config.json").read_text())
     assert config["ent_coef"] == 0.01 and config["clip_vloss"] is True
+    assert config["minibatch_size"] == 64
     assert read_progress(tmp_path / "p" / "p_s0")["TotalEnvInteracts"].iloc[0] == 200
 
 
@@ -139,6 +141,40 @@ def _spy_on_batches(monkeypatch, buffer_cls):
         return data
     monkeypatch.setattr(buffer_cls, "get", get)
     return batches
+
+
+def test_minibatches_are_passes_over_the_batch_in_new_random_orders(tmp_path, monkeypatch):
+    # With minibatch_size, each of train_pi_iters (train_v_iters) iterations is one pass:
+    # the steps' minibatches, 300 + 300 + 300 + 100 rows of a 1,000-sample batch, hold
+    # every sample of the batch once, in an order that changes from pass to pass.
+    from spinup.algos.ppo import core
+    batches = _spy_on_batches(monkeypatch, PPOBuffer)
+    seen = {"pi": [], "v": []}
+    for name, cls, method in (("pi", core.MLPCategoricalActor, "distribution"),
+                              ("v", core.MLPCritic, "forward")):
+        def spy(self, obs, _orig=getattr(cls, method), _name=name):
+            if obs.dim() == 2 and len(obs) != 1:   # not the one-observation acting calls
+                seen[_name].append(obs.clone())
+            return _orig(self, obs)
+        monkeypatch.setattr(cls, method, spy)
+    ppo(lambda: gym.make("CartPole-v1"), steps_per_epoch=1000, epochs=1, seed=2,
+        train_pi_iters=3, train_v_iters=2, target_kl=100.0, minibatch_size=300,
+        ac_kwargs=dict(hidden_sizes=[8]), logger_kwargs=dict(output_dir=str(tmp_path)))
+    assert read_progress(tmp_path)["StopIter"].iloc[0] == 3 * 4   # steps, not passes
+    rows = batches[0]["obs"].numpy()
+    # the policy: the full batch before and after the update, 3 passes of 4 steps between;
+    # the value function: before, 2 passes of 4, after (and its own acting calls: none)
+    pi_steps, v_steps = seen["pi"][1:-1], seen["v"][1:-1]
+    assert [len(obs) for obs in pi_steps] == [300, 300, 300, 100] * 3
+    assert [len(obs) for obs in v_steps] == [300, 300, 300, 100] * 2
+    orders = []
+    for steps in (pi_steps, v_steps):
+        for k in range(0, len(steps), 4):
+            one_pass = torch.cat(steps[k:k + 4]).numpy()
+            order = np.lexsort(one_pass.T[::-1])
+            np.testing.assert_array_equal(one_pass[order], rows[np.lexsort(rows.T[::-1])])
+            orders.append(one_pass[:5])
+    assert not np.array_equal(orders[0], orders[1])   # a new order in the next pass
 
 
 def test_ppo_logs_kl_clipfrac_and_deltas_after_the_update(tmp_path, monkeypatch):
@@ -270,12 +306,22 @@ def test_ppo_early_stopping_logs_the_kl_that_stopped_it(tmp_path):
     (dict(save_freq=0), ValueError, "save_freq"),
     (dict(ent_coef=-0.01), ValueError, "ent_coef >= 0"),
     (dict(clip_vloss="yes"), TypeError, "clip_vloss"),
+    (dict(minibatch_size=0), ValueError, "minibatch_size=0 .* from 1 to"),
+    (dict(minibatch_size=4001), ValueError, r"steps_per_epoch / processes = 4000\)"),
+    (dict(minibatch_size=64.0), TypeError, "minibatch_size=64.0"),
 ])
 def test_bad_arguments_fail_before_anything_is_written(tmp_path, kwargs, error, match):
     out = tmp_path / "out"
     with pytest.raises(error, match=match):
         ppo(lambda: gym.make("CartPole-v1"), logger_kwargs=dict(output_dir=str(out)), **kwargs)
     assert not out.exists()
+
+
+def test_minibatch_size_is_checked_against_one_process_share():
+    from spinup.machinery.arg_checks import check_args
+    check_args("ppo", ppo, dict(steps_per_epoch=400, minibatch_size=200), procs=2)
+    with pytest.raises(ValueError, match=r"minibatch_size=201 .*processes = 200\)"):
+        check_args("ppo", ppo, dict(steps_per_epoch=400, minibatch_size=201), procs=2)
 
 
 def test_bad_spaces_fail_before_anything_is_written(tmp_path):

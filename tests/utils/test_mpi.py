@@ -54,10 +54,13 @@ def test_two_ranks_keep_identical_parameters(tmp_path):
 
 @needs_mpiexec
 def test_cli_cpu_2(tmp_path):
-    # Two processes, each stepping two envs (num_envs): 4 envs of 100 steps each.
+    # Two processes, each stepping two envs (num_envs): 4 envs of 100 steps each; each
+    # process's 200 samples in minibatches of 64, 64, 64 and 8, in step across the two.
     run_cli("ppo", "--env", "CartPole-v1", "--cpu", 2, "--epochs", 1, "--steps_per_epoch", 400,
-            "--num_envs", 2, "--exp_name", "m", "--data_dir", tmp_path)
-    assert list(read_progress(tmp_path / "m" / "m_s0")["TotalEnvInteracts"]) == [400]
+            "--num_envs", 2, "--minibatch_size", 64, "--train_pi_iters", 2,
+            "--target_kl", 100, "--exp_name", "m", "--data_dir", tmp_path)
+    progress = read_progress(tmp_path / "m" / "m_s0")
+    assert list(progress["TotalEnvInteracts"]) == [400] and list(progress["StopIter"]) == [8]
 
 
 @needs_mpiexec

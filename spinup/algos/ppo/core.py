@@ -25,22 +25,11 @@ from spinup.utils.torch_tools import (MLP, finite_logp, sample_categorical,
 # ---- Small helpers ----
 
 def combined_shape(length, shape=None):
-    """Shape of an array that holds ``length`` items of shape ``shape``.
-
-    Args:
-        length (int): number of items (the buffer size).
-        shape (None, int or tuple): shape of one item; ``None`` for a scalar.
-
-    Returns:
-        tuple: ``(length,)``, ``(length, shape)`` or ``(length, *shape)``.
-    """
+    """The shape of an array of ``length`` (int) items of shape ``shape``: ``(length,)``
+    for ``None`` (scalars), ``(length, shape)`` for an int, ``(length, *shape)`` for a tuple."""
     if shape is None:
-        item_shape = ()
-    elif np.isscalar(shape):
-        item_shape = (shape,)
-    else:
-        item_shape = tuple(shape)
-    return (length,) + item_shape
+        return (length,)
+    return (length, shape) if np.isscalar(shape) else (length, *shape)
 
 
 def mlp(sizes, activation, output_activation=nn.Identity):
@@ -58,12 +47,10 @@ def mlp(sizes, activation, output_activation=nn.Identity):
     Returns:
         MLP (an ``nn.Sequential``)
     """
-    n_linear = len(sizes) - 1
     modules = []
     for index, (width_in, width_out) in enumerate(zip(sizes[:-1], sizes[1:])):
-        modules.append(nn.Linear(width_in, width_out))
-        is_last = index == n_linear - 1
-        modules.append(output_activation() if is_last else activation())
+        last = index == len(sizes) - 2
+        modules += [nn.Linear(width_in, width_out), output_activation() if last else activation()]
     return MLP(*modules)
 
 

@@ -37,7 +37,8 @@ checks that they agree):
    5.     on that piece: δ_t = r_t + γ V_φk(s_t+1) − V_φk(s_t), with V_φk(s_T) = v_end;
           Â_t = Σ_l (γλ)^l δ_t+l; after the epoch Â ← (Â − mean) / (std + 1e-8),
           mean and std taken over all processes
-   6.     for i = 0, 1, ..., train_pi_iters − 1 do
+   6.     for i = 0, 1, ..., train_pi_iters − 1 do (with minibatch_size: for each pass i, for
+          each minibatch of a new random split of the batch, used as D_k by 7, 9 and 11)
    7.         KL_i = (1/|D_k|) Σ_t [log π_θk(a_t|s_t) − log π_θ(a_t|s_t)],
               averaged over processes
    8.         if KL_i > 1.5 · target_kl: leave the loop (StopIter = i)
@@ -182,7 +183,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
         steps_per_epoch=4000, epochs=50, gamma=0.99, clip_ratio=0.2, pi_lr=3e-4,
         vf_lr=1e-3, train_pi_iters=80, train_v_iters=80, lam=0.97, max_ep_len=1000,
         target_kl=0.01, logger_kwargs=dict(), save_freq=10, num_envs=1, device="cpu",
-        ent_coef=0.0, clip_vloss=False):
+        ent_coef=0.0, clip_vloss=False, minibatch_size=None):
     """Train a policy with PPO-Clip (GAE-lambda advantages, early stopping on KL).
 
     Args:
@@ -199,7 +200,7 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             ``rank`` uses ``seed + 10000 * rank``.
         steps_per_epoch (int): env steps per epoch summed over all MPI processes,
             > 0 and a multiple of their number. Every policy step of an epoch uses
-            the whole batch, so a larger batch means less noisy steps.
+            the whole batch (or a minibatch), so a larger one means less noisy steps.
         epochs (int): number of epochs (collect, then update), > 0.
         gamma (float): discount factor, ``0 <= gamma <= 1``.
         clip_ratio (float): the epsilon of the clipped objective, 0 < clip_ratio < 1: a step gains
@@ -207,9 +208,9 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             ``[1 - clip_ratio, 1 + clip_ratio]``. Usually 0.1 to 0.3.
         pi_lr (float): Adam learning rate of the policy, > 0.
         vf_lr (float): Adam learning rate of the value function, > 0.
-        train_pi_iters (int): at most this many Adam steps on the policy per epoch,
-            > 0; early stopping (``target_kl``) usually ends the loop sooner.
-        train_v_iters (int): Adam steps on the value loss per epoch, > 0.
+        train_pi_iters (int): at most this many Adam steps (passes) on the policy per
+            epoch, > 0; early stopping (``target_kl``) usually ends the loop sooner.
+        train_v_iters (int): Adam steps (passes) on the value loss per epoch, > 0.
         lam (float): GAE lambda, ``0 < lam <= 1``; values near 1 (default 0.97) keep
             the advantages nearly unbiased while the baseline cuts their variance.
         max_ep_len (int): episode length cap in env steps, > 0. Reaching it, or
@@ -239,7 +240,11 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             (of the whole action) added to the objective (a bonus for exploring).
         clip_vloss (bool): clip the value loss of [PPO line 11] as the PPO paper's code
             did, so one epoch moves no V(s_t) much beyond ``clip_ratio`` from V_φk(s_t).
-            ``ent_coef`` and ``clip_vloss`` are additions of this project.
+        minibatch_size (int or None): samples per Adam step, 1 to the batch of one process.
+            None: the whole batch. Else each iteration of ``train_pi_iters`` and
+            ``train_v_iters`` is a pass over the batch in a new random order, one step per
+            minibatch (the last may be smaller), and ``StopIter`` counts steps.
+            ``ent_coef``, ``clip_vloss`` and ``minibatch_size`` are additions of this project.
 
     The actor-critic must provide (``obs_dim`` and ``act_dim`` are the sizes of
     the observation and the action; a ``Discrete`` action has no ``act_dim`` axis):
@@ -357,6 +362,16 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             return loss.mean()
 
         # ---- Update ----
+        def minibatches(data, passes):
+            """[PPO line 6] ``passes`` times ``data``, or its minibatches in a new order each."""
+            for _ in range(passes):
+                if minibatch_size is None:
+                    yield data
+                    continue
+                order = torch.randperm(len(data["adv"]), device=data["adv"].device)
+                for idx in order.split(minibatch_size):
+                    yield {key: value[idx] for key, value in data.items()}
+
         def gradient_step(optimizer, loss, module):
             """One Adam step on ``loss``, gradients averaged over MPI processes."""
             optimizer.zero_grad()
@@ -369,20 +384,21 @@ def ppo(env_fn, actor_critic=core.MLPActorCritic, ac_kwargs=dict(), seed=0,
             before = diagnostics(data)
             with torch.no_grad():
                 loss_v_before = compute_loss_v(data).item()
-            # [PPO lines 6-9] Adam steps on the whole batch; before each one, the KL
-            # estimate (averaged over MPI processes) decides whether to go on.
-            for stop_iter in range(train_pi_iters):
-                loss_pi, kl, _, _ = compute_loss_pi(data)
+            # [PPO lines 6-9] Adam steps on the batch (or its minibatches); before each
+            # one, the KL estimate on its samples (averaged over MPI processes) decides
+            # whether to go on.
+            for stop_iter, part in enumerate(minibatches(data, train_pi_iters)):
+                loss_pi, kl, _, _ = compute_loss_pi(part)
                 if mpi_avg(kl.item()) > 1.5 * target_kl:
                     logger.detail(f"Early stopping at step {stop_iter}: KL above 1.5 * target_kl.")
                     break
                 gradient_step(pi_optimizer, loss_pi, ac.pi)
             else:
-                stop_iter = train_pi_iters  # never stopped early: every step was taken
+                stop_iter += 1  # never stopped early: every step was taken
             logger.store(StopIter=stop_iter)
             # [PPO line 11] regress V_phi on the rewards-to-go.
-            for _ in range(train_v_iters):
-                gradient_step(vf_optimizer, compute_loss_v(data), ac.v)
+            for part in minibatches(data, train_v_iters):
+                gradient_step(vf_optimizer, compute_loss_v(part), ac.v)
             # KL, ClipFrac and the loss changes describe the finished update: one more
             # evaluation of both losses on the same batch, after the last step.
             after = diagnostics(data)
