@@ -27,9 +27,8 @@ from spinup.utils.torch_tools import (MLP, finite_logp, sample_categorical,
 def combined_shape(length, shape=None):
     """The shape of an array of ``length`` (int) items of shape ``shape``: ``(length,)``
     for ``None`` (scalars), ``(length, shape)`` for an int, ``(length, *shape)`` for a tuple."""
-    if shape is None:
-        return (length,)
-    return (length, shape) if np.isscalar(shape) else (length, *shape)
+    item = () if shape is None else (shape,) if np.isscalar(shape) else tuple(shape)
+    return (length, *item)
 
 
 def mlp(sizes, activation, output_activation=nn.Identity):
@@ -49,8 +48,8 @@ def mlp(sizes, activation, output_activation=nn.Identity):
     """
     modules = []
     for index, (width_in, width_out) in enumerate(zip(sizes[:-1], sizes[1:])):
-        last = index == len(sizes) - 2
-        modules += [nn.Linear(width_in, width_out), output_activation() if last else activation()]
+        modules.append(nn.Linear(width_in, width_out))
+        modules.append(output_activation() if index == len(sizes) - 2 else activation())
     return MLP(*modules)
 
 
