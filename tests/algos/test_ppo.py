@@ -121,8 +121,9 @@ def test_bad_spaces_are_clear_errors(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("extra", [{}, dict(ent_coef=0.01, clip_vloss=True)],
-                         ids=["default", "entropy_bonus_and_clipped_value_loss"])
+@pytest.mark.parametrize("extra", [{}, dict(ent_coef=0.01, clip_vloss=True),
+                                   dict(minibatch_size=500, train_pi_iters=10, train_v_iters=10)],
+                         ids=["default", "entropy_bonus_and_clipped_value_loss", "minibatches"])
 def test_ppo_learns_cartpole(tmp_path, extra):
     ppo(lambda: gym.make("CartPole-v1"), seed=0, epochs=15,
         logger_kwargs=dict(output_dir=str(tmp_path)), **extra)
