@@ -24,6 +24,9 @@ own two folders) and ``provenance.json`` of every run it finds in ``--data_dir``
 else: no model, no checkpoint) to ``<out>/runs/<exp_name>/s<seed>/``, or with ``--publish``
 to ``docs/benchmarks/pixels/runs/<exp_name>/s<seed>/``. A run still in progress, or one
 that stopped early, is collected too, and said to be partial (rows of its planned epochs).
+A run started again from its command (after its checkpoint was lost, or on another machine)
+replaces its copy only if the rows both have agree in every column but ``Time``; one that
+disagrees is left out and named, the copy stays as it was, and ``collect`` exits 1.
 
 ``report`` reads the collected runs (``--runs``; default the committed ones) and the
 published numbers (``docs/benchmarks/pixels/published.tsv``) and writes ``table.inc`` (the
@@ -500,10 +503,41 @@ def find_runs(data_dir):
     return found
 
 
+#: Columns that may differ between two runs of one command (seconds, a machine's speed).
+MACHINE_COLUMNS = ("Time",)
+
+
+def first_difference(src, dst):
+    """Where two ``progress.txt`` files disagree on the rows both have, ``None`` where
+    they agree: the same columns, and each shared row the same text in every column but
+    :data:`MACHINE_COLUMNS`. A run started again from the same command, on this machine
+    or another, should agree with its first start (its seeds fix every number).
+
+    Returns:
+        str or None: ``"the columns"`` or ``"epoch E, column C (X there, Y here)"``.
+    """
+    if not (osp.isfile(src) and osp.isfile(dst)):
+        return None
+    here, there = complete_lines(src), complete_lines(dst)
+    if not here or not there:
+        return None
+    header = there[0].split("\t")
+    if here[0].split("\t") != header:
+        return "the columns"
+    for old, new in zip(there[1:], here[1:]):
+        row = new.split("\t")
+        for name, a, b in zip(header, old.split("\t"), row):
+            if a != b and name not in MACHINE_COLUMNS:
+                return f"epoch {row[0]}, column {name} ({a} there, {b} here)"
+    return None
+
+
 def collect(data_dir, runs_dir):
     """Copy every run of ``data_dir`` whose copy in ``runs_dir`` has fewer rows; return
-    ``(copied, up_to_date, skipped)`` counts."""
-    copied = same = skipped = 0
+    ``(copied, up_to_date, skipped, differing)`` counts. A run whose shared rows differ
+    from its copy's (:func:`first_difference`) is neither copied nor changed there: it is
+    counted in ``differing`` and named with its first difference."""
+    copied = same = skipped = differing = 0
     for algo, suite, game, seed, src in find_runs(data_dir):
         config = _config(src)
         made = _saved_env(config)
@@ -514,6 +548,13 @@ def collect(data_dir, runs_dir):
             continue
         dst = osp.join(runs_dir, exp_name(algo, suite, game), f"s{seed}")
         rows, have = count_rows(src), count_rows(dst)
+        where = first_difference(osp.join(src, "progress.txt"), osp.join(dst, "progress.txt"))
+        if where is not None:
+            print(f"{NAME} collect: {exp_name(algo, suite, game)} s{seed} in {src} differs "
+                  f"from the copy in {_shown(dst)} at {where}; not collected (compare the "
+                  f"two provenance.json files)")
+            differing += 1
+            continue
         if have >= rows:
             same += 1
             continue
@@ -530,7 +571,7 @@ def collect(data_dir, runs_dir):
                  f"{rows} rows")
         print(f"collected {exp_name(algo, suite, game)} s{seed} ({state}) -> {_shown(dst)}")
         copied += 1
-    return copied, same, skipped
+    return copied, same, skipped, differing
 
 
 def _saved_env(config):
@@ -637,11 +678,13 @@ def cmd_run(args):
 
 def cmd_collect(args):
     runs_dir = RUNS_DIR if args.publish else osp.join(args.out, "runs")
-    copied, same, skipped = collect(args.data_dir, runs_dir)
+    copied, same, skipped, differing = collect(args.data_dir, runs_dir)
     print(f"{NAME} collect: {copied} run(s) copied to {_shown(runs_dir)}, {same} already there"
           + (f", {skipped} not collected" if skipped else "")
+          + (f", {differing} differing from their copies (left as they were)"
+             if differing else "")
           + ("" if args.publish else f"; --publish copies them to {PAGE_SHOWN}/runs"))
-    return 0
+    return 1 if differing else 0
 
 
 def cmd_report(args):

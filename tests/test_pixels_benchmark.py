@@ -242,7 +242,7 @@ def test_collect_copies_three_files_keeps_partial_runs_and_cuts_machine_paths(
         _algorithm="dqn", env_fn="spinup.machinery.run_dir.gym.make('MinAtar/Asterix-v1')"))
     (data / "notes").mkdir()
     out = tmp_path / "runs"
-    assert px.collect(str(data), str(out)) == (1, 0, 1)
+    assert px.collect(str(data), str(out)) == (1, 0, 1, 0)
     said = capsys.readouterr().out
     assert "ppo_minatar-breakout s3 (partial: 3 of 10 epochs)" in said
     assert "is not dqn on MinAtar/Freeway-v1" in said
@@ -255,7 +255,46 @@ def test_collect_copies_three_files_keeps_partial_runs_and_cuts_machine_paths(
     assert config["logger_kwargs"]["output_dir"] == (
         "ppo_minatar-breakout/ppo_minatar-breakout_s3")
     assert str(tmp_path) not in (dst / "config.json").read_text()
-    assert px.collect(str(data), str(out)) == (0, 1, 1)      # nothing new: nothing copied
+    assert px.collect(str(data), str(out)) == (0, 1, 1, 0)   # nothing new: nothing copied
+
+
+def test_a_run_started_again_is_collected_only_where_it_repeats_the_copy(px, tmp_path,
+                                                                        capsys):
+    """A run started again from its command (here: another machine, so other times) is
+    copied over its committed copy only when their shared rows agree, Time aside; a run
+    that disagrees leaves the copy as it was, is named, and ``collect`` exits 1."""
+    runs = tmp_path / "runs"
+    committed = write_run(runs / "ppo_minatar-breakout" / "s1", [1.0, 2.0, 3.0], epochs=10)
+    before = (committed / "progress.txt").read_text()
+
+    def again(scores, **kw):
+        data = tmp_path / f"data{len(scores)}"
+        write_run(data / "ppo_minatar-breakout" / "ppo_minatar-breakout_s1", scores, epochs=10,
+                  time_step=50.0, **kw)
+        return data
+
+    shorter = again([1.0, 2.0])
+    assert px.first_difference(str(shorter / "ppo_minatar-breakout" /
+                                   "ppo_minatar-breakout_s1" / "progress.txt"),
+                               str(committed / "progress.txt")) is None
+    assert px.collect(str(shorter), str(runs)) == (0, 1, 0, 0)
+    assert (committed / "progress.txt").read_text() == before
+
+    differs = again([1.0, 2.5, 3.0, 4.0])
+    assert px.collect(str(differs), str(runs)) == (0, 0, 0, 1)
+    said = capsys.readouterr().out
+    assert "differs from the copy" in said
+    assert "epoch 1, column AverageEpRet (2.0 there, 2.5 here)" in said
+    assert (committed / "progress.txt").read_text() == before
+    # --out DIR collects into DIR/runs, which holds the copy here
+    result = subprocess.run([sys.executable, str(SCRIPT), "collect", "--data_dir", str(differs),
+                             "--out", str(tmp_path)], capture_output=True, text=True, env=ENV)
+    assert result.returncode == 1 and "1 differing from their copies" in result.stdout
+
+    longer = again([1.0, 2.0, 3.0, 4.0, 5.0])
+    assert px.collect(str(longer), str(runs)) == (1, 0, 0, 0)
+    assert px.count_rows(str(committed)) == 5
+    assert (committed / "progress.txt").read_text().startswith(before.split("\n")[0])
 
 
 # ---- run: the commands it starts -----------------------------------------------------------
